@@ -1,0 +1,339 @@
+"""Piece types, rule sets and battle resolution: the facts every other module reads.
+
+A rule set is a frozen value; the engine never branches on a rule set's name, only on its fields, so a
+custom rule set (``dataclasses.replace(CLASSIC, draw_limit=100)``) needs no engine change.  Battles are
+decided by :func:`resolve_battle`, which :func:`attack_table` also uses, so the table a lesson shows is
+computed by the code that plays.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+RED = 0
+BLUE = 1
+PLAYER_NAMES = ("Red", "Blue")
+
+IMMOBILE = 0
+STEP = 1
+RUN = 2
+
+
+class BattleResult(enum.IntEnum):
+    """Outcome of one attacker striking one defender."""
+
+    ATTACKER_WINS = 1
+    DEFENDER_WINS = 2
+    BOTH_DIE = 3
+
+    def __str__(self) -> str:
+        return {1: "attacker wins", 2: "defender wins", 3: "both die"}[self.value]
+
+
+@dataclass(frozen=True)
+class PieceType:
+    """One kind of piece: its name, strength, how it moves and its special battle powers.
+
+    ``strength`` decides ordinary battles (higher wins, equal both die).  ``beats_when_attacking``
+    names the types this piece defeats when it is the attacker whatever their strength (the Spy and
+    the Marshal, the Miner and the Bomb).  A Flag is captured by any attacker.
+    """
+
+    name: str
+    symbol: str  # one character, used in setup strings and records
+    strength: int
+    mobility: int = STEP  # IMMOBILE, STEP or RUN
+    modern: str = ""  # rank label in modern notation (10 = Marshal ... 2 = Scout)
+    old: str = ""  # rank label in old notation (1 = Marshal ... 9 = Scout)
+    beats_when_attacking: frozenset[str] = frozenset()
+    is_flag: bool = False
+
+    @property
+    def movable(self) -> bool:
+        return self.mobility != IMMOBILE
+
+    def label(self, notation: str = "modern") -> str:
+        """The rank label shown on the piece in the given notation (``"modern"`` or ``"old"``)."""
+        if notation not in ("modern", "old"):
+            raise ValueError(f"unknown notation {notation!r}: expected 'modern' or 'old'")
+        return (self.modern if notation == "modern" else self.old) or self.symbol
+
+    def __repr__(self) -> str:
+        return f"<PieceType {self.name}>"
+
+
+def resolve_battle(attacker: PieceType, defender: PieceType) -> BattleResult:
+    """Decide a battle: the one rule every battle in the kit goes through."""
+    if defender.is_flag or defender.name in attacker.beats_when_attacking:
+        return BattleResult.ATTACKER_WINS
+    if attacker.strength > defender.strength:
+        return BattleResult.ATTACKER_WINS
+    if attacker.strength < defender.strength:
+        return BattleResult.DEFENDER_WINS
+    return BattleResult.BOTH_DIE
+
+
+def _pt(name: str, symbol: str, strength: int, mobility: int, modern: str, old: str,
+        beats: Iterable[str] = (), is_flag: bool = False) -> PieceType:
+    return PieceType(name, symbol, strength, mobility, modern, old, frozenset(beats), is_flag)
+
+
+FLAG = _pt("Flag", "F", 0, IMMOBILE, "F", "F", is_flag=True)
+BOMB = _pt("Bomb", "B", 11, IMMOBILE, "B", "B")
+SPY = _pt("Spy", "S", 1, STEP, "S", "S", beats=("Marshal",))
+SCOUT = _pt("Scout", "2", 2, RUN, "2", "9")
+MINER = _pt("Miner", "3", 3, STEP, "3", "8", beats=("Bomb",))
+SERGEANT = _pt("Sergeant", "4", 4, STEP, "4", "7")
+LIEUTENANT = _pt("Lieutenant", "5", 5, STEP, "5", "6")
+CAPTAIN = _pt("Captain", "6", 6, STEP, "6", "5")
+MAJOR = _pt("Major", "7", 7, STEP, "7", "4")
+COLONEL = _pt("Colonel", "8", 8, STEP, "8", "3")
+GENERAL = _pt("General", "9", 9, STEP, "9", "2")
+MARSHAL = _pt("Marshal", "X", 10, STEP, "10", "1")
+
+# The pocket edition ("Hidden Flag Play"): numbered pieces 1-5, Mines, and a Flag; everything steps.
+P_FLAG = FLAG
+MINE = _pt("Mine", "M", 6, IMMOBILE, "M", "M")
+RUNNER = _pt("Runner", "1", 1, STEP, "1", "1")
+SAPPER = _pt("Sapper", "2", 2, STEP, "2", "2", beats=("Mine",))
+GUARD = _pt("Guard", "3", 3, STEP, "3", "3")
+P_CAPTAIN = _pt("Captain", "4", 4, STEP, "4", "4")
+COMMANDER = _pt("Commander", "5", 5, STEP, "5", "5")
+
+CLASSIC_ARMY: tuple[tuple[PieceType, int], ...] = (
+    (MARSHAL, 1), (GENERAL, 1), (COLONEL, 2), (MAJOR, 3), (CAPTAIN, 4), (LIEUTENANT, 4),
+    (SERGEANT, 4), (MINER, 5), (SCOUT, 8), (SPY, 1), (BOMB, 6), (FLAG, 1),
+)
+BARRAGE_ARMY: tuple[tuple[PieceType, int], ...] = (
+    (MARSHAL, 1), (GENERAL, 1), (MINER, 1), (SCOUT, 2), (SPY, 1), (BOMB, 1), (FLAG, 1),
+)
+POCKET_ARMY: tuple[tuple[PieceType, int], ...] = (
+    (COMMANDER, 1), (P_CAPTAIN, 1), (GUARD, 2), (SAPPER, 2), (RUNNER, 3), (MINE, 2), (P_FLAG, 1),
+)
+
+
+def _columns(width: int) -> str:
+    return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:width]
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Everything the engine needs to know about one variant, as a value.
+
+    Squares are named as on the rules pages: columns ``A``... left to right, rows ``1``... from Red's side.
+    ``setup_rows`` gives, per player (Red, Blue), the rows (1-based) that player deploys on.
+    """
+
+    name: str
+    width: int = 10
+    height: int = 10
+    lakes: frozenset[str] = frozenset({"C5", "D5", "C6", "D6", "G5", "H5", "G6", "H6"})
+    army: tuple[tuple[PieceType, int], ...] = CLASSIC_ARMY
+    setup_rows: tuple[tuple[int, ...], tuple[int, ...]] = ((1, 2, 3, 4), (7, 8, 9, 10))
+    scout_attacks_after_run: bool = True  # False: a piece that moves several squares may not attack
+    two_square_limit: int | None = 3  # moves in a row between the same squares; None: no rule
+    two_square_scout_clause: bool = False  # ISF: a Scout's range counts, not just its two end squares
+    chase_rule: str | None = "square"  # "square" (classic), "position" (ISF more-squares), or None
+    draw_limit: int | None = 200  # moves in a row without an attack that draw the game
+    draw_warning: int = 20  # warn when this many quiet moves remain
+    first_player: int = RED
+    notation: str = "modern"
+    description: str = ""
+    piece_types: tuple[PieceType, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if not (2 <= self.width <= 26 and 2 <= self.height <= 99):
+            problems.append(f"board {self.width}x{self.height} is outside 2x2..26x99")
+        cols = _columns(self.width)
+        for lake in sorted(self.lakes):
+            col, row = lake[:1], lake[1:]
+            if col not in cols or not row.isdigit() or not 1 <= int(row) <= self.height:
+                problems.append(f"lake {lake!r} is not a square of a {self.width}x{self.height} board")
+        names = [p.name for p, _ in self.army]
+        symbols = [p.symbol for p, _ in self.army]
+        if len(set(names)) != len(names) or len(set(symbols)) != len(symbols):
+            problems.append("army piece types must have distinct names and symbols")
+        if any(n < 0 for _, n in self.army):
+            problems.append("army counts must not be negative")
+        if sum(1 for p, n in self.army if p.is_flag and n > 0) != 1:
+            problems.append("army must contain exactly one Flag type")
+        for player, rows in enumerate(self.setup_rows):
+            for r in rows:
+                if not 1 <= r <= self.height:
+                    problems.append(f"{PLAYER_NAMES[player]} setup row {r} is off the board")
+        if len(self.setup_rows) != 2:
+            problems.append("setup_rows needs one tuple of rows per player")
+        elif set(self.setup_rows[0]) & set(self.setup_rows[1]):
+            problems.append("the two setup zones overlap")
+        else:
+            for player, rows in enumerate(self.setup_rows):
+                free = sum(1 for r in rows for c in cols if f"{c}{r}" not in self.lakes)
+                if free < self.army_size:
+                    problems.append(
+                        f"{PLAYER_NAMES[player]}'s setup rows hold {free} squares, the army has {self.army_size}")
+        if self.two_square_limit is not None and self.two_square_limit < 1:
+            problems.append("two_square_limit must be at least 1 (or None)")
+        if self.chase_rule not in (None, "square", "position"):
+            problems.append(f"chase_rule {self.chase_rule!r}: expected 'square', 'position' or None")
+        if self.draw_limit is not None and self.draw_limit < 1:
+            problems.append("draw_limit must be at least 1 (or None)")
+        if self.first_player not in (RED, BLUE):
+            problems.append("first_player must be RED (0) or BLUE (1)")
+        if self.notation not in ("modern", "old"):
+            problems.append(f"notation {self.notation!r}: expected 'modern' or 'old'")
+        if problems:
+            raise ValueError(f"invalid ruleset {self.name!r}: " + "; ".join(problems))
+        object.__setattr__(self, "piece_types", tuple(p for p, _ in self.army))
+
+    @property
+    def army_size(self) -> int:
+        return sum(n for _, n in self.army)
+
+    @property
+    def columns(self) -> str:
+        return _columns(self.width)
+
+    def piece_type(self, key: str) -> PieceType:
+        """Look a piece type up by name (``"Marshal"``), symbol (``"X"``) or rank label (``"10"``)."""
+        for p in self.piece_types:
+            if key in (p.name, p.symbol) or key.lower() == p.name.lower():
+                return p
+        for p in self.piece_types:
+            if key == p.label(self.notation):
+                return p
+        known = ", ".join(f"{p.symbol}={p.name}" for p in self.piece_types)
+        raise KeyError(f"ruleset {self.name!r} has no piece {key!r} (pieces: {known})")
+
+    def count(self, piece_type: PieceType) -> int:
+        for p, n in self.army:
+            if p == piece_type:
+                return n
+        return 0
+
+    def replace(self, **changes: object) -> Ruleset:
+        """A copy with some fields changed (a custom rule set), validated like any other."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"<Ruleset {self.name} {self.width}x{self.height}, {self.army_size} pieces>"
+
+
+CLASSIC = Ruleset(
+    "classic",
+    description="Classic Stratego (Rank & Flag rules page): two-square rule 3, chasing rule, 200-move draw.",
+)
+ISF = Ruleset(
+    "isf",
+    two_square_scout_clause=True,
+    chase_rule="position",
+    description="ISF tournament rules: two-square rule 3 with the Scout clause, more-squares rule.",
+)
+ORIGINAL_1961 = Ruleset(
+    "original-1961",
+    scout_attacks_after_run=False,
+    two_square_limit=None,
+    chase_rule=None,
+    notation="old",
+    description="The 1961 Milton Bradley edition: old numbering, a Scout may not run and strike, "
+                "no repetition rules.",
+)
+BARRAGE = Ruleset(
+    "barrage",
+    army=BARRAGE_ARMY,
+    description="Barrage (ISF small variant): 8 pieces each, otherwise as classic.",
+)
+POCKET = Ruleset(
+    "pocket",
+    width=6,
+    height=6,
+    lakes=frozenset(),
+    army=POCKET_ARMY,
+    setup_rows=((1, 2), (5, 6)),
+    two_square_limit=None,
+    chase_rule=None,
+    draw_limit=80,
+    notation="modern",
+    description="Pocket edition (Hidden Flag Play): 6x6, 12 pieces, every piece steps one square, "
+                "draw after 80 moves without combat.",
+)
+
+RULESETS: dict[str, Ruleset] = {r.name: r for r in (CLASSIC, ISF, ORIGINAL_1961, BARRAGE, POCKET)}
+
+
+def get_ruleset(ruleset: str | Ruleset | None = None) -> Ruleset:
+    """Return a named rule set (or pass a :class:`Ruleset` through); ``None`` means ``classic``."""
+    if ruleset is None:
+        return CLASSIC
+    if isinstance(ruleset, Ruleset):
+        return ruleset
+    try:
+        return RULESETS[ruleset]
+    except KeyError:
+        raise ValueError(f"unknown ruleset {ruleset!r}; known: {', '.join(RULESETS)}") from None
+
+
+class AttackTable:
+    """Every attacker/defender pair of a rule set and its result, computed by :func:`resolve_battle`."""
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.attackers = tuple(p for p in ruleset.piece_types if p.movable)
+        self.defenders = ruleset.piece_types
+        self._results = {(a.name, d.name): resolve_battle(a, d) for a in self.attackers for d in self.defenders}
+
+    def __getitem__(self, pair: tuple[PieceType | str, PieceType | str]) -> BattleResult:
+        a, d = (p.name if isinstance(p, PieceType) else self.ruleset.piece_type(p).name for p in pair)
+        try:
+            return self._results[a, d]
+        except KeyError:
+            raise KeyError(f"{a} cannot attack in {self.ruleset.name}") from None
+
+    def __iter__(self) -> Iterator[tuple[PieceType, PieceType, BattleResult]]:
+        for a in self.attackers:
+            for d in self.defenders:
+                yield a, d, self._results[a.name, d.name]
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    def rows(self, notation: str | None = None) -> list[list[str]]:
+        """The table as text cells: a header row of defenders, then one row per attacker.
+
+        Cells read ``W`` (attacker wins), ``L`` (attacker loses) or ``=`` (both die).
+        """
+        notation = notation or self.ruleset.notation
+        mark = {BattleResult.ATTACKER_WINS: "W", BattleResult.DEFENDER_WINS: "L", BattleResult.BOTH_DIE: "="}
+        out = [["att \\ def", *(d.label(notation) for d in self.defenders)]]
+        for a in self.attackers:
+            out.append([a.label(notation), *(mark[self._results[a.name, d.name]] for d in self.defenders)])
+        return out
+
+    def __str__(self) -> str:
+        rows = self.rows()
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        return "\n".join(" ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+
+    def _repr_html_(self) -> str:
+        rows = self.rows()
+        colour = {"W": "#cde8c8", "L": "#f3c9c4", "=": "#e4e4e4"}
+        head = "".join(f"<th>{c}</th>" for c in rows[0])
+        body = "".join(
+            "<tr><th>" + r[0] + "</th>"
+            + "".join(f'<td style="background:{colour[c]};text-align:center">{c}</td>' for c in r[1:])
+            + "</tr>"
+            for r in rows[1:]
+        )
+        return (f"<table><caption>{self.ruleset.name}: attacker (rows) against defender (columns); "
+                f"W attacker wins, L attacker loses, = both die</caption><tr>{head}</tr>{body}</table>")
+
+    def __repr__(self) -> str:
+        return f"<AttackTable {self.ruleset.name}: {len(self.attackers)}x{len(self.defenders)}>"
+
+
+def attack_table(ruleset: str | Ruleset | None = None) -> AttackTable:
+    """The full attack-results table of a rule set, computed by the engine's battle code."""
+    return AttackTable(get_ruleset(ruleset))
