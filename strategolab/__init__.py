@@ -1,0 +1,42 @@
+"""strategolab: Stratego and its variants in Python and Jupyter.
+
+The rules engine (``State``, ``Move``, rule sets), setups, views, and the Gravon archive reader.  Importing
+the package is cheap and never imports matplotlib or ipywidgets.
+"""
+
+from strategolab.board import COLUMNS, STRIDE, Square, parse_square, square, square_name
+from strategolab.errors import IllegalMoveError, RecordError, SetupError, StrategolabError
+from strategolab.rules import (
+    BARRAGE,
+    BLUE,
+    CLASSIC,
+    IMMOBILE,
+    ISF,
+    ORIGINAL_1961,
+    PLAYER_NAMES,
+    POCKET,
+    RED,
+    RULESETS,
+    RUN,
+    STEP,
+    AttackTable,
+    BattleResult,
+    PieceType,
+    Ruleset,
+    attack_table,
+    get_ruleset,
+    resolve_battle,
+)
+from strategolab.setups import Setup
+from strategolab.state import Battle, LegalMoves, Move, Outcome, Piece, State, Termination
+from strategolab.views import View
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BARRAGE", "BLUE", "CLASSIC", "COLUMNS", "IMMOBILE", "ISF", "ORIGINAL_1961", "PLAYER_NAMES", "POCKET",
+    "RED", "RULESETS", "RUN", "STEP", "STRIDE", "AttackTable", "Battle", "BattleResult", "IllegalMoveError",
+    "LegalMoves", "Move", "Outcome", "Piece", "PieceType", "RecordError", "Ruleset", "Setup", "SetupError",
+    "State", "StrategolabError", "Square", "Termination", "View", "attack_table", "get_ruleset",
+    "parse_square", "resolve_battle", "square", "square_name",
+]

@@ -1,0 +1,814 @@
+"""The game state: the board, whose turn it is, legal moves, ``push``/``pop``, repetition rules and outcome.
+
+Pieces are stored on a flat list as small ints (kind, owner, "has moved", "revealed" bits) so that move
+generation and replay stay fast in pure Python; the public API hands out small value types
+(:class:`Piece`, :class:`Move`, :class:`Battle`, :class:`Outcome`).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, NamedTuple
+
+from strategolab.board import COLUMNS, STRIDE, Geometry, Square, geometry, parse_square, square_name
+from strategolab.errors import IllegalMoveError, SetupError
+from strategolab.rules import (
+    BLUE,
+    IMMOBILE,
+    PLAYER_NAMES,
+    RED,
+    RUN,
+    BattleResult,
+    PieceType,
+    Ruleset,
+    get_ruleset,
+    resolve_battle,
+)
+
+if TYPE_CHECKING:
+    from strategolab.setups import Setup
+    from strategolab.views import View
+
+# Piece codes on the board list: low 5 bits kind index + 1 (0 = empty / unknown), then owner and flags.
+KIND = 0x1F
+OWNER = 0x20
+MOVED = 0x40
+REVEALED = 0x80
+
+_ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
+_DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
+_BOTH_DIE = int(BattleResult.BOTH_DIE)
+
+# Chase phases: the chaser has just threatened (waiting for the evasion), or the chased piece has just
+# evaded (waiting for the chaser's next move, which the chasing rule may restrict).
+_THREAT = 0
+_EVADED = 1
+
+
+class Piece(NamedTuple):
+    """A piece: its owner (``RED``/``BLUE``) and its type."""
+
+    owner: int
+    type: PieceType
+
+    def __str__(self) -> str:
+        return f"{PLAYER_NAMES[self.owner]} {self.type.name}"
+
+
+class Move(NamedTuple):
+    """A move from one square to another (an attack when the target holds an enemy piece)."""
+
+    from_square: Square
+    to_square: Square
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """``'A4-A5'`` (also ``'A4A5'``, ``'a4 a5'``, ``'A4xA5'``) → ``Move``."""
+        t = text.strip().upper().replace(" ", "-").replace("X", "-")
+        if "-" in t:
+            a, _, b = t.partition("-")
+        else:
+            i = next((i for i in range(2, len(t)) if t[i].isalpha()), -1)
+            if i < 0:
+                raise ValueError(f"{text!r} is not a move (expected two squares, like 'A4-A5')")
+            a, b = t[:i], t[i:]
+        try:
+            return cls(parse_square(a), parse_square(b))
+        except ValueError:
+            raise ValueError(f"{text!r} is not a move (expected two squares, like 'A4-A5')") from None
+
+    def __str__(self) -> str:
+        return f"{square_name(self.from_square)}-{square_name(self.to_square)}"
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r})"
+
+
+class Battle(NamedTuple):
+    """What a battle showed both players: who attacked whom, with which pieces, and the result."""
+
+    square: Square
+    attacker: Piece
+    defender: Piece
+    result: BattleResult
+
+    def __str__(self) -> str:
+        words = {
+            BattleResult.ATTACKER_WINS: "takes",
+            BattleResult.DEFENDER_WINS: "loses to",
+            BattleResult.BOTH_DIE: "and both die with",
+        }
+        return f"{self.attacker} {words[self.result]} {self.defender} on {square_name(self.square)}"
+
+
+class Termination(enum.Enum):
+    """Why a game ended."""
+
+    FLAG_CAPTURED = "flag captured"
+    NO_LEGAL_MOVE = "no legal move"
+    NEITHER_CAN_MOVE = "neither side can move"
+    QUIET_MOVE_LIMIT = "quiet-move draw"
+    RESIGNATION = "resignation"
+    AGREED_DRAW = "agreed draw"
+    TIME_FORFEIT = "time forfeit"
+    ABANDONED = "abandoned"
+
+
+class Outcome(NamedTuple):
+    """The end of a game: ``winner`` is ``RED``, ``BLUE`` or ``None`` for a draw."""
+
+    termination: Termination
+    winner: int | None
+
+    def result(self) -> str:
+        return {RED: "1-0", BLUE: "0-1", None: "1/2-1/2"}[self.winner]
+
+    def __str__(self) -> str:
+        who = "draw" if self.winner is None else f"{PLAYER_NAMES[self.winner]} wins"
+        return f"{who} ({self.termination.value})"
+
+
+class _Tables:
+    """Per-rule-set lookup tables indexed by a piece code's kind bits, built once."""
+
+    __slots__ = ("battle", "geo", "is_flag", "kinds", "mobility", "moves", "ruleset")
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.geo = geometry(ruleset)
+        self.kinds: tuple[PieceType | None, ...] = (None, *ruleset.piece_types)
+        self.mobility = tuple(IMMOBILE if k is None else k.mobility for k in self.kinds)
+        self.is_flag = tuple(bool(k and k.is_flag) for k in self.kinds)
+        self.battle = tuple(
+            tuple(0 if a is None or d is None else int(resolve_battle(a, d)) for d in self.kinds)
+            for a in self.kinds
+        )
+        # Interned Move objects for every straight line on the board: generation never builds a Move.
+        size = self.geo.size
+        rows: list[list[Move | None]] = [[None] * size for _ in range(size)]
+        for f in self.geo.land:
+            for ray in self.geo.rays[f]:
+                for t in ray:
+                    rows[f][t] = Move(f, t)
+        self.moves = rows
+
+
+_TABLES: dict[Ruleset, _Tables] = {}
+
+
+def _tables(ruleset: Ruleset) -> _Tables:
+    t = _TABLES.get(ruleset)
+    if t is None:
+        t = _TABLES[ruleset] = _Tables(ruleset)
+    return t
+
+
+def _line_between(a: Square, b: Square) -> range:
+    """Every square on the straight segment from ``a`` to ``b``, both ends included."""
+    step = 1 if a // STRIDE == b // STRIDE else STRIDE
+    return range(min(a, b), max(a, b) + 1, step)
+
+
+class Position:
+    """Board contents, side to move, counters and repetition memory: what the move rules read.
+
+    :class:`State` (everything known) and :class:`~strategolab.views.View` (one player's knowledge) both
+    build on it; the move generator here needs only own piece types and which squares are occupied.
+    """
+
+    __slots__ = ("_chase", "_rep", "_t", "board", "ply", "quiet", "ruleset", "turn")
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self._t = _tables(ruleset)
+        self.board: list[int] = [0] * self._t.geo.size
+        self.turn = ruleset.first_player
+        self.ply = 0
+        self.quiet = 0
+        # Per player: that player's latest moves, all by one piece, each starting where the last ended.
+        self._rep: list[tuple[tuple[Square, Square], ...]] = [(), ()]
+        # None, or (phase, chaser, x, y, squares x stood on, positions (x, y) seen, square x came from).
+        self._chase: tuple | None = None
+
+    # -- pieces -------------------------------------------------------------------------------------
+
+    @property
+    def geometry(self) -> Geometry:
+        return self._t.geo
+
+    def piece_at(self, sq: Square) -> Piece | None:
+        """The piece on a square, ``None`` if empty (or, in a view, if its type is unknown)."""
+        code = self.board[sq] if 0 <= sq < len(self.board) else 0
+        kind = self._t.kinds[code & KIND]
+        if kind is None:
+            return None
+        return Piece((code & OWNER) >> 5, kind)
+
+    def owner_at(self, sq: Square) -> int | None:
+        code = self.board[sq] if 0 <= sq < len(self.board) else 0
+        return None if not code else (code & OWNER) >> 5
+
+    def has_moved(self, sq: Square) -> bool:
+        return bool(self.board[sq] & MOVED)
+
+    def is_revealed(self, sq: Square) -> bool:
+        return bool(self.board[sq] & REVEALED)
+
+    def squares(self, player: int | None = None) -> list[Square]:
+        """Occupied squares (of one player, if given), A1 first."""
+        b = self.board
+        if player is None:
+            return [s for s in self._t.geo.land if b[s]]
+        bit = player << 5
+        return [s for s in self._t.geo.land if b[s] and b[s] & OWNER == bit]
+
+    # -- move generation ----------------------------------------------------------------------------
+
+    def _pseudo_legal(self, player: int) -> list[Move]:
+        """Moves the pieces allow, before the repetition rules."""
+        t = self._t
+        board = self.board
+        mobility = t.mobility
+        table = t.moves
+        geo = t.geo
+        neighbours = geo.neighbours
+        rays = geo.rays
+        bit = player << 5
+        attack_after_run = self.ruleset.scout_attacks_after_run
+        out: list[Move] = []
+        append = out.append
+        for sq in geo.land:
+            c = board[sq]
+            if not c or c & OWNER != bit:
+                continue
+            mob = mobility[c & KIND]
+            if not mob:
+                continue
+            row = table[sq]
+            if mob != RUN:
+                for to in neighbours[sq]:
+                    d = board[to]
+                    if not d or d & OWNER != bit:
+                        append(row[to])
+            else:
+                for ray in rays[sq]:
+                    first = True
+                    for to in ray:
+                        d = board[to]
+                        if not d:
+                            append(row[to])
+                        else:
+                            if d & OWNER != bit and (first or attack_after_run):
+                                append(row[to])
+                            break
+                        first = False
+        return out
+
+    def _forbidden(self, player: int) -> dict[Move, str]:
+        """Moves the repetition rules forbid ``player`` right now, each with the reason."""
+        out: dict[Move, str] = {}
+        r = self.ruleset
+        limit = r.two_square_limit
+        chain = self._rep[player]
+        if limit is not None and len(chain) >= limit:
+            last = chain[-limit:]
+            a, b = last[0]
+            if r.two_square_scout_clause:
+                span = set(_line_between(a, b))
+            else:
+                span = {a, b}
+            if all(f in span and to in span for f, to in last):
+                here = chain[-1][1]
+                table = self._t.moves[here]
+                for to in span:
+                    m = table[to] if to != here else None
+                    if m is not None:
+                        times = "once" if limit == 1 else "twice" if limit == 2 else f"{limit} times"
+                        where = (f"between {square_name(a)} and {square_name(b)}" if span == {a, b}
+                                 else f"within {square_name(min(a, b))}-{square_name(max(a, b))}")
+                        out[m] = (f"two-square rule: this piece has already moved {where} "
+                                  f"{times} in a row")
+        ch = self._chase
+        if ch is not None and ch[0] == _EVADED and ch[1] == player and r.chase_rule is not None:
+            _, _, x, y, visited, positions, came_from = ch
+            table = self._t.moves[x]
+            for to in self._t.geo.neighbours[y]:
+                m = table[to]
+                if m is None or m in out:
+                    continue
+                if r.chase_rule == "square":
+                    if to in visited:
+                        out[m] = (f"chasing rule: the piece on {square_name(x)} is chasing the piece on "
+                                  f"{square_name(y)} and already stood on {square_name(to)} in this chase")
+                elif (to, y) in positions and to != came_from:
+                    out[m] = (f"more-squares rule: moving to {square_name(to)} would repeat a position of "
+                              f"the chase of the piece on {square_name(y)}")
+        return out
+
+    def generate_legal_moves(self, player: int | None = None) -> list[Move]:
+        """Every legal move of ``player`` (default: the side to move), as a fresh list."""
+        p = self.turn if player is None else player
+        moves = self._pseudo_legal(p)
+        if (self._rep[p] or self._chase is not None) and (
+                self.ruleset.two_square_limit is not None or self.ruleset.chase_rule is not None):
+            forbidden = self._forbidden(p)
+            if forbidden:
+                moves = [m for m in moves if m not in forbidden]
+        return moves
+
+    @property
+    def legal_moves(self) -> LegalMoves:
+        """The side to move's legal moves, generated lazily (iterate, ``len``, ``in``, ``bool``)."""
+        return LegalMoves(self)
+
+    def illegal_reason(self, move: Move) -> str | None:
+        """Why ``move`` is illegal for the side to move, in words; ``None`` if it is legal."""
+        t = self._t
+        geo = t.geo
+        f, to = move
+        if not geo.on_board(f):
+            return f"{_name(f)} is not on the board"
+        if not geo.on_board(to):
+            return f"{_name(to)} is not on the board"
+        board = self.board
+        c = board[f]
+        if not c:
+            return f"there is no piece on {square_name(f)}" if f not in geo.lakes else f"{square_name(f)} is a lake"
+        bit = self.turn << 5
+        if c & OWNER != bit:
+            return f"the piece on {square_name(f)} is {PLAYER_NAMES[1 - self.turn]}'s; it is {PLAYER_NAMES[self.turn]}'s turn"
+        kind = t.kinds[c & KIND]
+        what = kind.name if kind is not None else "piece"
+        mob = t.mobility[c & KIND]
+        if not mob:
+            return f"a {what} cannot move"
+        if to in geo.lakes:
+            return f"{square_name(to)} is a lake: no piece may enter it"
+        if f == to:
+            return "a move must go to another square"
+        if t.moves[f][to] is None:
+            if f // STRIDE != to // STRIDE and f % STRIDE != to % STRIDE:
+                return f"{square_name(f)}-{square_name(to)} is not a straight line: pieces never move diagonally"
+            return f"the way from {square_name(f)} to {square_name(to)} crosses a lake"
+        d = board[to]
+        if d and d & OWNER == bit:
+            return f"{square_name(to)} holds your own piece"
+        steps = abs(to - f) if f // STRIDE == to // STRIDE else abs(to - f) // STRIDE
+        if steps > 1:
+            if mob != RUN:
+                return f"a {what} moves one square at a time"
+            step = (to - f) // steps
+            for s in range(f + step, to, step):
+                if board[s]:
+                    return f"the way from {square_name(f)} to {square_name(to)} is blocked on {square_name(s)}"
+            if d and not self.ruleset.scout_attacks_after_run:
+                return f"a {what} may not move more than one square and attack in the same turn"
+        if self._rep[self.turn] or self._chase is not None:
+            reason = self._forbidden(self.turn).get(move)
+            if reason:
+                return reason
+        return None
+
+    def is_legal(self, move: Move) -> bool:
+        return self.illegal_reason(move) is None
+
+    def find_move(self, from_square: Square | str, to_square: Square | str) -> Move:
+        """The legal move between two squares (names or numbers); raises :class:`IllegalMoveError`."""
+        f = parse_square(from_square) if isinstance(from_square, str) else from_square
+        to = parse_square(to_square) if isinstance(to_square, str) else to_square
+        move = Move(f, to)
+        reason = self.illegal_reason(move)
+        if reason:
+            raise IllegalMoveError(move, reason)
+        return move
+
+    def legal_targets(self, sq: Square) -> list[Square]:
+        """Squares the piece on ``sq`` may legally move to now (for highlighting)."""
+        return [m.to_square for m in self.generate_legal_moves() if m.from_square == sq]
+
+    def has_legal_move(self, player: int | None = None) -> bool:
+        return bool(self.generate_legal_moves(player))
+
+    @property
+    def quiet_moves_left(self) -> int | None:
+        """Moves without an attack left before the draw (``None`` when the rule set has no such draw)."""
+        limit = self.ruleset.draw_limit
+        return None if limit is None else max(0, limit - self.quiet)
+
+    # -- repetition bookkeeping, shared by State and View ----------------------------------------------
+
+    def _after_move(self, f: Square, to: Square, battle: bool) -> None:
+        """Update the two-square chain and the chase after the side to move played ``f``-``to``."""
+        p = self.turn
+        limit = self.ruleset.two_square_limit
+        if limit is not None:
+            chain = self._rep[p]
+            if chain and chain[-1][1] == f:
+                self._rep[p] = (*chain[-limit:], (f, to))
+            else:
+                self._rep[p] = ((f, to),)
+        if self.ruleset.chase_rule is None:
+            return
+        if battle:
+            self._chase = None
+            return
+        ch = self._chase
+        neighbours = self._t.geo.neighbours
+        if ch is not None:
+            phase, chaser, x, y, visited, positions, _ = ch
+            if phase == _EVADED and chaser == p and f == x and y in neighbours[to]:
+                self._chase = (_THREAT, p, to, y, (*visited, to), (*positions, (to, y)), f)
+                return
+            if phase == _THREAT and chaser != p and f in neighbours[x] and (y < 0 or f == y):
+                self._chase = (_EVADED, chaser, x, to, visited, (*positions, (x, f), (x, to)), ch[6])
+                return
+        # No chase continues: does this move threaten an enemy piece, starting a new one?
+        board = self.board
+        bit = p << 5
+        for s in neighbours[to]:
+            d = board[s]
+            if d and d & OWNER != bit:
+                self._chase = (_THREAT, p, to, -1, (f, to), (), f)
+                return
+        self._chase = None
+
+
+def _name(sq: Square) -> str:
+    return square_name(sq) if 0 <= sq < 99 * STRIDE else str(sq)
+
+
+class LegalMoves:
+    """A lazy view of the legal moves of a position, like python-chess's ``board.legal_moves``."""
+
+    __slots__ = ("_position",)
+
+    def __init__(self, position: Position) -> None:
+        self._position = position
+
+    def __iter__(self) -> Iterator[Move]:
+        return iter(self._position.generate_legal_moves())
+
+    def __len__(self) -> int:
+        return len(self._position.generate_legal_moves())
+
+    def __bool__(self) -> bool:
+        return self._position.has_legal_move()
+
+    def __contains__(self, move: object) -> bool:
+        return isinstance(move, tuple) and len(move) == 2 and self._position.illegal_reason(Move(*move)) is None
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves ({', '.join(str(m) for m in self)})>"
+
+
+class State(Position):
+    """A full game state: everything on the board, known to the engine and to no player.
+
+    Build one with :meth:`new` (two setups), :meth:`random`, :meth:`empty` plus :meth:`set_piece`, or
+    :meth:`from_position`.  ``push``/``pop`` play and undo moves exactly, battles and counters included.
+    """
+
+    __slots__ = ("_result", "_stack", "move_stack")
+
+    def __init__(self, ruleset: str | Ruleset | None = None) -> None:
+        super().__init__(get_ruleset(ruleset))
+        self.move_stack: list[Move] = []
+        self._stack: list[tuple] = []
+        self._result: Outcome | None = None
+
+    # -- construction -------------------------------------------------------------------------------
+
+    @classmethod
+    def empty(cls, ruleset: str | Ruleset | None = None) -> State:
+        """A board with no pieces (for lessons and tests); add pieces with :meth:`set_piece`."""
+        return cls(ruleset)
+
+    @classmethod
+    def new(cls, red: Setup | str, blue: Setup | str, ruleset: str | Ruleset | None = None,
+            first_player: int | None = None) -> State:
+        """The start of a game from two setups (:class:`~strategolab.setups.Setup` or setup strings)."""
+        from strategolab.setups import Setup
+
+        rs = get_ruleset(ruleset if ruleset is not None else
+                         red.ruleset if isinstance(red, Setup) else None)
+        state = cls(rs)
+        for player, setup in ((RED, red), (BLUE, blue)):
+            s = setup if isinstance(setup, Setup) else Setup.parse(setup, rs)
+            if s.ruleset != rs:
+                raise SetupError(f"{PLAYER_NAMES[player]}'s setup is for {s.ruleset.name}, the game is {rs.name}")
+            s.validate()
+            for sq, kind in s.placements(player).items():
+                state.set_piece(sq, Piece(player, kind))
+        if first_player is not None:
+            state.turn = first_player
+        return state
+
+    @classmethod
+    def random(cls, ruleset: str | Ruleset | None = None, seed: int | random.Random | None = None) -> State:
+        """The start of a game from two random setups (reproducible from ``seed``)."""
+        from strategolab.setups import Setup
+
+        rs = get_ruleset(ruleset)
+        rng = seed if isinstance(seed, random.Random) else random.Random(seed)
+        return cls.new(Setup.random(rs, rng), Setup.random(rs, rng), rs)
+
+    @classmethod
+    def from_placements(cls, placements: Mapping[Square | str, Piece], ruleset: str | Ruleset | None = None,
+                        turn: int | None = None) -> State:
+        """A position from a mapping of squares to pieces (any position, not only a full setup)."""
+        state = cls(ruleset)
+        for sq, piece in placements.items():
+            state.set_piece(parse_square(sq) if isinstance(sq, str) else sq, piece)
+        if turn is not None:
+            state.turn = turn
+        return state
+
+    def set_piece(self, sq: Square | str, piece: Piece | None, *, moved: bool = False,
+                  revealed: bool = False) -> None:
+        """Put a piece on a square (or clear it); only before the first move, like setting up a board."""
+        if self.move_stack:
+            raise ValueError("pieces can only be placed before the first move")
+        s = parse_square(sq) if isinstance(sq, str) else sq
+        geo = self._t.geo
+        if not geo.on_board(s):
+            raise SetupError(f"{_name(s)} is not on the {self.ruleset.width}x{self.ruleset.height} board")
+        if s in geo.lakes:
+            raise SetupError(f"{square_name(s)} is a lake: no piece may stand there")
+        if piece is None:
+            self.board[s] = 0
+            return
+        try:
+            kind = self._t.kinds.index(piece.type)
+        except ValueError:
+            raise SetupError(f"a {piece.type.name} is not a piece of {self.ruleset.name}") from None
+        self.board[s] = kind | (piece.owner << 5) | (MOVED if moved else 0) | (REVEALED if revealed else 0)
+
+    def copy(self) -> State:
+        """An independent copy with the full history (``pop`` works on it too)."""
+        c = State.__new__(State)
+        c.ruleset = self.ruleset
+        c._t = self._t
+        c.board = self.board[:]
+        c.turn = self.turn
+        c.ply = self.ply
+        c.quiet = self.quiet
+        c._rep = self._rep[:]
+        c._chase = self._chase
+        c.move_stack = self.move_stack[:]
+        c._stack = self._stack[:]
+        c._result = self._result
+        return c
+
+    # -- playing ------------------------------------------------------------------------------------
+
+    def push(self, move: Move) -> Battle | None:
+        """Play a move without checking it (use :meth:`push_checked` for untrusted moves).
+
+        Returns the battle it caused, if any.  Every change is recorded so that :meth:`pop` undoes it.
+        """
+        f, to = move
+        board = self.board
+        mover = board[f]
+        target = board[to]
+        p = self.turn
+        self._stack.append((mover, target, self.quiet, self._rep[p], self._chase, self._result))
+        self.move_stack.append(move)
+        code = mover | MOVED
+        diff = to - f
+        if diff != 1 and diff != -1 and diff != STRIDE and diff != -STRIDE:
+            code |= REVEALED  # a run of more than one square shows it is a Scout
+        board[f] = 0
+        battle = None
+        if not target:
+            board[to] = code
+            self.quiet += 1
+        else:
+            t = self._t
+            res = t.battle[mover & KIND][target & KIND]
+            if res == _ATTACKER_WINS:
+                board[to] = code | REVEALED
+                if t.is_flag[target & KIND]:
+                    self._result = Outcome(Termination.FLAG_CAPTURED, p)
+            elif res == _DEFENDER_WINS:
+                board[to] = target | REVEALED
+            else:
+                board[to] = 0
+            self.quiet = 0
+            battle = Battle(to, Piece(p, t.kinds[mover & KIND]), Piece(1 - p, t.kinds[target & KIND]),
+                            BattleResult(res))
+        self._after_move(f, to, bool(target))
+        self.turn = 1 - p
+        self.ply += 1
+        return battle
+
+    def push_checked(self, move: Move | str) -> Battle | None:
+        """Play a move after checking it; raises :class:`IllegalMoveError` saying why it is refused."""
+        m = Move.parse(move) if isinstance(move, str) else move
+        if self._result is not None:
+            raise IllegalMoveError(m, f"the game is over: {self._result}")
+        limit = self.ruleset.draw_limit
+        if limit is not None and self.quiet >= limit:
+            raise IllegalMoveError(m, f"the game is over: {limit} moves in a row without an attack")
+        reason = self.illegal_reason(m)
+        if reason:
+            raise IllegalMoveError(m, reason)
+        return self.push(m)
+
+    def pop(self) -> Move:
+        """Undo the last move exactly (board, battle, counters, repetition memory) and return it."""
+        move = self.move_stack.pop()
+        mover, target, self.quiet, rep, self._chase, self._result = self._stack.pop()
+        self.turn = p = 1 - self.turn
+        self.ply -= 1
+        self._rep[p] = rep
+        self.board[move.from_square] = mover
+        self.board[move.to_square] = target
+        return move
+
+    def peek(self) -> Move:
+        """The last move played."""
+        return self.move_stack[-1]
+
+    def battle_at(self, index: int) -> Battle | None:
+        """The battle caused by move number ``index`` of ``move_stack`` (``None`` for a quiet move)."""
+        mover, target = self._stack[index][:2]
+        if not target:
+            return None
+        t = self._t
+        p = (mover & OWNER) >> 5
+        res = t.battle[mover & KIND][target & KIND]
+        return Battle(self.move_stack[index].to_square, Piece(p, t.kinds[mover & KIND]),
+                      Piece(1 - p, t.kinds[target & KIND]), BattleResult(res))
+
+    @property
+    def battles(self) -> list[tuple[int, Battle]]:
+        """Every battle so far, as ``(index in move_stack, battle)``."""
+        return [(i, b) for i in range(len(self.move_stack)) if (b := self.battle_at(i)) is not None]
+
+    def captured(self, player: int) -> list[PieceType]:
+        """Pieces ``player`` has lost in battle, in the order they fell."""
+        return losses(self.battles, player)
+
+    # -- the end ------------------------------------------------------------------------------------
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it goes on.
+
+        Flag captured; the quiet-move draw; the side to move has no legal move (it loses, unless the
+        other side could not move either: then it is a draw).
+        """
+        if self._result is not None:
+            return self._result
+        limit = self.ruleset.draw_limit
+        if limit is not None and self.quiet >= limit:
+            return Outcome(Termination.QUIET_MOVE_LIMIT, None)
+        if self.generate_legal_moves(self.turn):
+            return None
+        if not self.generate_legal_moves(1 - self.turn):
+            return Outcome(Termination.NEITHER_CAN_MOVE, None)
+        return Outcome(Termination.NO_LEGAL_MOVE, 1 - self.turn)
+
+    def is_game_over(self) -> bool:
+        return self.outcome() is not None
+
+    # -- information --------------------------------------------------------------------------------
+
+    def view(self, player: int) -> View:
+        """What ``player`` knows: own pieces, enemy pieces unknown unless revealed, public history."""
+        from strategolab.views import View
+
+        return View.of(self, player)
+
+    def position(self) -> str:
+        """A position string (see :meth:`from_position`) that rebuilds the board, turn and counters."""
+        t = self._t
+        geo = t.geo
+        rows = []
+        for r in range(geo.height - 1, -1, -1):
+            cells = []
+            for c in range(geo.width):
+                s = r * STRIDE + c
+                code = self.board[s]
+                if s in geo.lakes:
+                    cells.append("~")
+                elif not code:
+                    cells.append(".")
+                else:
+                    kind = t.kinds[code & KIND]
+                    cells.append(("b" if code & OWNER else "r") + (kind.symbol if kind else "?")
+                                 + ("'" if code & MOVED else "") + ("!" if code & REVEALED else ""))
+            rows.append("".join(cells))
+        return f"{'/'.join(rows)} {'rb'[self.turn]} {self.quiet} {self.ply}"
+
+    @classmethod
+    def from_position(cls, text: str, ruleset: str | Ruleset | None = None) -> State:
+        """Rebuild a state from :meth:`position` output.
+
+        Rows from the top (Blue's back row) down, separated by ``/``; per square ``.`` empty, ``~`` lake,
+        or ``r``/``b`` (owner) + the piece symbol, then ``'`` if it has moved and ``!`` if revealed.
+        Then the side to move (``r``/``b``), the quiet-move count and the move number.
+        """
+        state = cls(ruleset)
+        geo = state._t.geo
+        parts = text.split()
+        if len(parts) != 4:
+            raise ValueError(f"position {text!r}: expected '<rows> <r|b> <quiet moves> <ply>'")
+        rows = parts[0].split("/")
+        if len(rows) != geo.height:
+            raise ValueError(f"position has {len(rows)} rows, a {state.ruleset.name} board has {geo.height}")
+        for i, row_text in enumerate(rows):
+            r = geo.height - 1 - i
+            c = 0
+            k = 0
+            while k < len(row_text):
+                ch = row_text[k]
+                where = f"row {r + 1}, character {k + 1}"
+                if c >= geo.width:
+                    raise ValueError(f"position: {where}: row {r + 1} has more than {geo.width} squares")
+                s = r * STRIDE + c
+                if ch in ".~":
+                    if (ch == "~") != (s in geo.lakes):
+                        raise ValueError(f"position: {where}: {square_name(s)} "
+                                         f"{'is' if s in geo.lakes else 'is not'} a lake")
+                    k += 1
+                elif ch in "rb" and k + 1 < len(row_text):
+                    try:
+                        kind = state.ruleset.piece_type(row_text[k + 1])
+                    except KeyError as e:
+                        raise ValueError(f"position: {where}: {e.args[0]}") from None
+                    k += 2
+                    moved = revealed = False
+                    while k < len(row_text) and row_text[k] in "'!":
+                        moved |= row_text[k] == "'"
+                        revealed |= row_text[k] == "!"
+                        k += 1
+                    state.set_piece(s, Piece(RED if ch == "r" else BLUE, kind), moved=moved, revealed=revealed)
+                else:
+                    raise ValueError(f"position: {where}: unexpected {ch!r} (expected '.', '~', or r/b + piece)")
+                c += 1
+            if c != geo.width:
+                raise ValueError(f"position: row {r + 1} has {c} squares, expected {geo.width}")
+        if parts[1] not in ("r", "b") or not parts[2].isdigit() or not parts[3].isdigit():
+            raise ValueError(f"position {text!r}: expected side to move r/b, then two counts")
+        state.turn = RED if parts[1] == "r" else BLUE
+        state.quiet = int(parts[2])
+        state.ply = int(parts[3])
+        return state
+
+    def __repr__(self) -> str:
+        rs = "" if self.ruleset.name == "classic" else f", {self.ruleset.name!r}"
+        return f"State.from_position({self.position()!r}{rs})"
+
+    def __str__(self) -> str:
+        return _diagram(self)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return (self.ruleset == other.ruleset and self.board == other.board and self.turn == other.turn
+                and self.ply == other.ply and self.quiet == other.quiet and self._rep == other._rep
+                and self._chase == other._chase and self.move_stack == other.move_stack
+                and self._stack == other._stack and self._result == other._result)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def losses(battles: list[tuple[int, Battle]], player: int) -> list[PieceType]:
+    """The pieces ``player`` lost in these battles, in the order they fell."""
+    out = []
+    for _, b in battles:
+        if b.result != BattleResult.ATTACKER_WINS and b.attacker.owner == player:
+            out.append(b.attacker.type)
+        if b.result != BattleResult.DEFENDER_WINS and b.defender.owner == player:
+            out.append(b.defender.type)
+    return out
+
+
+def _diagram(pos: Position) -> str:
+    """A text board, Blue's back row on top: ``rX`` is a Red Marshal, ``b?`` an unknown Blue piece."""
+    t = pos._t
+    geo = t.geo
+    lines = []
+    for r in range(geo.height - 1, -1, -1):
+        cells = []
+        for c in range(geo.width):
+            s = r * STRIDE + c
+            code = pos.board[s]
+            if s in geo.lakes:
+                cells.append(" ~~")
+            elif not code:
+                cells.append("  .")
+            else:
+                kind = t.kinds[code & KIND]
+                cells.append(" " + ("b" if code & OWNER else "r") + (kind.symbol if kind else "?"))
+        lines.append(f"{r + 1:>2}" + "".join(cells))
+    lines.append("  " + "".join(f"  {ch}" for ch in COLUMNS[: geo.width]))
+    return "\n".join(lines)
+
+
+__all__ = (
+    "KIND", "MOVED", "OWNER", "REVEALED", "Battle", "LegalMoves", "Move", "Outcome", "Piece", "Position",
+    "State", "Termination",
+)
