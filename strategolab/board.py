@@ -91,7 +91,7 @@ def geometry(ruleset: Ruleset) -> Geometry:
             col = sq % STRIDE
             t = sq
             while True:
-                if d == 1 and col == w - 1 or d == -1 and col == 0:
+                if (d == 1 and col == w - 1) or (d == -1 and col == 0):
                     break
                 t += d
                 col += 1 if d == 1 else -1 if d == -1 else 0

@@ -422,7 +422,8 @@ class Position:
                 self._chase = (_THREAT, p, to, y, (*visited, to), (*positions, (to, y)), f)
                 return
             if phase == _THREAT and chaser != p and f in neighbours[x] and (y < 0 or f == y):
-                self._chase = (_EVADED, chaser, x, to, visited, (*positions, (x, f), (x, to)), ch[6])
+                seen = (*positions, (x, to)) if positions else ((x, f), (x, to))
+                self._chase = (_EVADED, chaser, x, to, visited, seen, ch[6])
                 return
         # No chase continues: does this move threaten an enemy piece, starting a new one?
         board = self.board
@@ -657,18 +658,26 @@ class State(Position):
         """How the game ended, or ``None`` while it goes on.
 
         Flag captured; the quiet-move draw; the side to move has no legal move (it loses, unless the
-        other side could not move either: then it is a draw).
+        other side could not move either: then it is a draw).  A side left with no movable piece at all
+        loses at once, as on Gravon: it can never move again, whatever the other side plays.
         """
         if self._result is not None:
             return self._result
         limit = self.ruleset.draw_limit
         if limit is not None and self.quiet >= limit:
             return Outcome(Termination.QUIET_MOVE_LIMIT, None)
-        if self.generate_legal_moves(self.turn):
+        mover_can = bool(self.generate_legal_moves(self.turn))
+        if mover_can and self._has_movable_piece(1 - self.turn):
             return None
-        if not self.generate_legal_moves(1 - self.turn):
+        other_can = bool(self.generate_legal_moves(1 - self.turn))
+        if not mover_can and not other_can:
             return Outcome(Termination.NEITHER_CAN_MOVE, None)
-        return Outcome(Termination.NO_LEGAL_MOVE, 1 - self.turn)
+        return Outcome(Termination.NO_LEGAL_MOVE, self.turn if mover_can else 1 - self.turn)
+
+    def _has_movable_piece(self, player: int) -> bool:
+        bit = player << 5
+        mobility = self._t.mobility
+        return any(c and c & OWNER == bit and mobility[c & KIND] for c in self.board)
 
     def is_game_over(self) -> bool:
         return self.outcome() is not None
