@@ -275,10 +275,7 @@ class Position:
         if limit is not None and len(chain) >= limit:
             last = chain[-limit:]
             a, b = last[0]
-            if r.two_square_scout_clause:
-                span = set(_line_between(a, b))
-            else:
-                span = {a, b}
+            span = set(_line_between(a, b)) if r.two_square_scout_clause else {a, b}
             if all(f in span and to in span for f, to in last):
                 here = chain[-1][1]
                 table = self._t.moves[here]
