@@ -335,7 +335,8 @@ class Position:
             return f"there is no piece on {square_name(f)}" if f not in geo.lakes else f"{square_name(f)} is a lake"
         bit = self.turn << 5
         if c & OWNER != bit:
-            return f"the piece on {square_name(f)} is {PLAYER_NAMES[1 - self.turn]}'s; it is {PLAYER_NAMES[self.turn]}'s turn"
+            other, me = PLAYER_NAMES[1 - self.turn], PLAYER_NAMES[self.turn]
+            return f"the piece on {square_name(f)} is {other}'s; it is {me}'s turn"
         kind = t.kinds[c & KIND]
         what = kind.name if kind is not None else "piece"
         mob = t.mobility[c & KIND]
