@@ -308,8 +308,10 @@ class Position:
         """Every legal move of ``player`` (default: the side to move), as a fresh list."""
         p = self.turn if player is None else player
         moves = self._pseudo_legal(p)
-        if (self._rep[p] or self._chase is not None) and (
-                self.ruleset.two_square_limit is not None or self.ruleset.chase_rule is not None):
+        limit = self.ruleset.two_square_limit
+        ch = self._chase
+        if (limit is not None and len(self._rep[p]) >= limit) or (ch is not None and ch[0] == _EVADED
+                                                                   and ch[1] == p):
             forbidden = self._forbidden(p)
             if forbidden:
                 moves = [m for m in moves if m not in forbidden]
@@ -320,8 +322,45 @@ class Position:
         """The side to move's legal moves, generated lazily (iterate, ``len``, ``in``, ``bool``)."""
         return LegalMoves(self)
 
+    def _restricted(self, player: int, sq: Square) -> bool:
+        """Could a repetition rule forbid a move of ``player``'s piece on ``sq`` now?  (A cheap test.)"""
+        limit = self.ruleset.two_square_limit
+        chain = self._rep[player]
+        if limit is not None and len(chain) >= limit and chain[-1][1] == sq:
+            return True
+        ch = self._chase
+        return ch is not None and ch[0] == _EVADED and ch[1] == player and ch[2] == sq
+
     def illegal_reason(self, move: Move) -> str | None:
         """Why ``move`` is illegal for the side to move, in words; ``None`` if it is legal."""
+        # Fast path for the common case, a legal one-square move or clear run; anything else is explained
+        # by the careful checks below.
+        f, to = move
+        t = self._t
+        if 0 <= f < t.geo.size and 0 <= to < t.geo.size:
+            row = t.moves[f]
+            board = self.board
+            c = board[f]
+            bit = self.turn << 5
+            if row[to] is not None and c and c & OWNER == bit:
+                mob = t.mobility[c & KIND]
+                d = board[to]
+                if mob and (not d or d & OWNER != bit):
+                    diff = to - f
+                    if diff == 1 or diff == -1 or diff == STRIDE or diff == -STRIDE:
+                        ok = True
+                    elif mob == RUN and (not d or self.ruleset.scout_attacks_after_run):
+                        step = 1 if -STRIDE < diff < STRIDE else STRIDE
+                        step = step if diff > 0 else -step
+                        ok = not any(board[s] for s in range(f + step, to, step))
+                    else:
+                        ok = False
+                    if ok and not self._restricted(self.turn, f):
+                        return None
+        return self._explain(move)
+
+    def _explain(self, move: Move) -> str | None:
+        """The careful checks, in the order a player would think of them, each with its reason."""
         t = self._t
         geo = t.geo
         f, to = move
@@ -363,10 +402,8 @@ class Position:
                     return f"the way from {square_name(f)} to {square_name(to)} is blocked on {square_name(s)}"
             if d and not self.ruleset.scout_attacks_after_run:
                 return f"a {what} may not move more than one square and attack in the same turn"
-        if self._rep[self.turn] or self._chase is not None:
-            reason = self._forbidden(self.turn).get(move)
-            if reason:
-                return reason
+        if self._restricted(self.turn, f):
+            return self._forbidden(self.turn).get(move)
         return None
 
     def is_legal(self, move: Move) -> bool:
