@@ -20,14 +20,16 @@ from strategolab.state import Move, Piece, State, Termination, _line_between
 
 # The rules the archive was played under, as established from the archive itself (docs/rules.md):
 # no game moves a piece back and forth more than 5 times in a row (the classic limit of 3 is broken
-# in 13 games), no game repeats a position during a chase (the ISF more-squares rule), while the
-# classic square chasing rule would refuse a move in over half of the games.
+# in 11 games), no game repeats a position during a chase (the ISF more-squares rule), while the
+# classic square chasing rule would refuse a move in over half of the games; and there is no quiet-move
+# draw (45 games go on after 200 moves without an attack, one for 722).
 GRAVON_CLASSIC = CLASSIC.replace(
-    name="gravon-classic", two_square_limit=5, chase_rule="position",
-    description="Classic Stratego as played on Gravon: two-square rule 5, ISF more-squares rule.")
+    name="gravon-classic", two_square_limit=5, chase_rule="position", draw_limit=None,
+    description="Classic Stratego as played on Gravon: two-square rule 5, ISF more-squares rule, "
+                "no quiet-move draw.")
 GRAVON_BARRAGE = BARRAGE.replace(
-    name="gravon-barrage", two_square_limit=5, chase_rule="position",
-    description="Barrage as played on Gravon: two-square rule 5, ISF more-squares rule.")
+    name="gravon-barrage", two_square_limit=5, chase_rule="position", draw_limit=None,
+    description="Barrage as played on Gravon: two-square rule 5, ISF more-squares rule, no quiet-move draw.")
 GRAVON_RULESETS: dict[str, Ruleset] = {"classic": GRAVON_CLASSIC, "barrage": GRAVON_BARRAGE}
 
 REPLAYABLE = frozenset(GRAVON_RULESETS)
@@ -238,6 +240,8 @@ class RepetitionStudy:
     # rule name -> games with at least one move that rule refuses, and the moves themselves
     chase_games: Counter = field(default_factory=Counter)
     chase_moves: Counter = field(default_factory=Counter)
+    # longest run of moves without an attack -> games
+    longest_quiet: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, other: RepetitionStudy) -> None:
@@ -247,6 +251,7 @@ class RepetitionStudy:
         self.longest_range_run.update(other.longest_range_run)
         self.chase_games.update(other.chase_games)
         self.chase_moves.update(other.chase_moves)
+        self.longest_quiet.update(other.longest_quiet)
         for k, v in other.examples.items():
             self.examples.setdefault(k, []).extend(v)
 
@@ -263,6 +268,10 @@ class RepetitionStudy:
         for rule, label in (("square", "classic chasing rule"), ("position", "ISF more-squares rule")):
             lines.append(f"  {label}: {self.chase_games[rule]} games break it "
                          f"({self.chase_moves[rule]} moves)")
+        for limit in (80, 200):
+            over = sum(n for q, n in self.longest_quiet.items() if q > limit)
+            lines.append(f"  quiet-move draw after {limit}: {over} games go on past it "
+                         f"(longest run without an attack: {max(self.longest_quiet, default=0)} moves)")
         for key, ex in sorted(self.examples.items()):
             lines += [f"  e.g. {key}: {e}" for e in ex[:3]]
         return "\n".join(lines)
@@ -304,7 +313,7 @@ def _study_one(path: str) -> RepetitionStudy:
             if game.game_type == "barrage":
                 rs = rs.replace(name=rs.name + "-barrage", army=BARRAGE.army)
             state = initial_state(game, rs)
-            broken = 0
+            broken = quiet = 0
             for n, (f, t) in enumerate(game.moves, 1):
                 move = Move(f, t)
                 ch = state._chase
@@ -315,6 +324,9 @@ def _study_one(path: str) -> RepetitionStudy:
                         if len(study.examples.setdefault(rule, [])) < 3:
                             study.examples[rule].append(f"{game.source} move {n} {move}: {reason}")
                 state.push(move)
+                quiet = max(quiet, state.quiet)
+            if rule == "position":
+                study.longest_quiet[quiet] += 1
             if broken:
                 study.chase_games[rule] += 1
                 study.chase_moves[rule] += broken

@@ -143,19 +143,23 @@ class Ruleset:
     notation: str = "modern"
     description: str = ""
     piece_types: tuple[PieceType, ...] = field(init=False, repr=False, compare=False)
+    symbols: dict[str, str] = field(init=False, repr=False, compare=False)  # piece name -> symbol here
 
     def __post_init__(self) -> None:
         problems = []
-        if not (2 <= self.width <= 26 and 2 <= self.height <= 99):
-            problems.append(f"board {self.width}x{self.height} is outside 2x2..26x99")
+        if not (2 <= self.width <= 16 and 2 <= self.height <= 99):
+            problems.append(f"board {self.width}x{self.height} is outside 2x2..16x99")
         cols = _columns(self.width)
         for lake in sorted(self.lakes):
             col, row = lake[:1], lake[1:]
             if col not in cols or not row.isdigit() or not 1 <= int(row) <= self.height:
                 problems.append(f"lake {lake!r} is not a square of a {self.width}x{self.height} board")
         names = [p.name for p, _ in self.army]
-        symbols = [p.symbol for p, _ in self.army]
-        if len(set(names)) != len(names) or len(set(symbols)) != len(symbols):
+        # In setup and position strings a piece is written with its one-character rank label in the rule
+        # set's notation (old: 1 = Marshal ... 9 = Scout), or its own symbol where the label is longer ("10").
+        symbols = {p.name: (lbl if len(lbl := p.label(self.notation)) == 1 else p.symbol)
+                   for p, _ in self.army} if self.notation in ("modern", "old") else {}
+        if len(set(names)) != len(names) or len(set(symbols.values())) != len(symbols):
             problems.append("army piece types must have distinct names and symbols")
         if any(n < 0 for _, n in self.army):
             problems.append("army counts must not be negative")
@@ -188,6 +192,7 @@ class Ruleset:
         if problems:
             raise ValueError(f"invalid ruleset {self.name!r}: " + "; ".join(problems))
         object.__setattr__(self, "piece_types", tuple(p for p, _ in self.army))
+        object.__setattr__(self, "symbols", symbols)
 
     @property
     def army_size(self) -> int:
@@ -198,15 +203,20 @@ class Ruleset:
         return _columns(self.width)
 
     def piece_type(self, key: str) -> PieceType:
-        """Look a piece type up by name (``"Marshal"``), symbol (``"X"``) or rank label (``"10"``)."""
+        """Look a piece type up by name (``"Marshal"``), symbol in this rule set (``"X"``; ``"1"`` in the
+        old notation) or rank label (``"10"``)."""
         for p in self.piece_types:
-            if key in (p.name, p.symbol) or key.lower() == p.name.lower():
+            if key == self.symbols[p.name] or key.lower() == p.name.lower():
                 return p
         for p in self.piece_types:
             if key == p.label(self.notation):
                 return p
-        known = ", ".join(f"{p.symbol}={p.name}" for p in self.piece_types)
+        known = ", ".join(f"{self.symbols[p.name]}={p.name}" for p in self.piece_types)
         raise KeyError(f"ruleset {self.name!r} has no piece {key!r} (pieces: {known})")
+
+    def symbol(self, piece_type: PieceType) -> str:
+        """The one character that stands for ``piece_type`` in this rule set's setup and position strings."""
+        return self.symbols[piece_type.name]
 
     def count(self, piece_type: PieceType) -> int:
         for p, n in self.army:

@@ -34,7 +34,8 @@ class Setup:
         """Read a setup string: rows front to back separated by ``/``, one symbol per square.
 
         Symbols are the rule set's (classic: ``F B S 2 3 4 5 6 7 8 9 X``, and ``10`` is accepted for the
-        Marshal), ``.`` marks an empty square; spaces are ignored.
+        Marshal; original-1961 uses its old ranks ``1`` = Marshal ... ``9`` = Scout), ``.`` marks an empty
+        square; spaces are ignored.
         """
         rs = get_ruleset(ruleset)
         geo = geometry(rs)
@@ -43,8 +44,8 @@ class Setup:
         if len(texts) != len(row_sizes):
             raise SetupError(f"setup string has {len(texts)} rows separated by '/', "
                              f"{rs.name} needs {len(row_sizes)}")
-        by_symbol = {p.symbol: p for p in rs.piece_types}
-        ten = next((p for p in rs.piece_types if p.modern == "10"), None)
+        by_symbol = {rs.symbol(p): p for p in rs.piece_types}
+        ten = next((p for p in rs.piece_types if p.label(rs.notation) == "10"), None)
         pieces: list[PieceType | None] = []
         for i, (row_text, size) in enumerate(zip(texts, row_sizes, strict=True)):
             row: list[PieceType | None] = []
@@ -59,7 +60,7 @@ class Setup:
                     row.append(ten)
                     k += 1
                 else:
-                    known = " ".join(f"{p.symbol}={p.name}" for p in rs.piece_types)
+                    known = " ".join(f"{rs.symbol(p)}={p.name}" for p in rs.piece_types)
                     raise SetupError(f"setup string row {i + 1}, character {k + 1}: {ch!r} is not a piece of "
                                      f"{rs.name} (pieces: {known}; '.' for an empty square)")
                 k += 1
@@ -80,7 +81,10 @@ class Setup:
         rows = ", ".join(str(r) for r in sorted(rs.setup_rows[player]))
         for key, value in placements.items():
             sq = parse_square(key) if isinstance(key, str) else key
-            kind = value if isinstance(value, PieceType) else rs.piece_type(value)
+            try:
+                kind = value if isinstance(value, PieceType) else rs.piece_type(value)
+            except KeyError as e:
+                raise SetupError(f"{square_name(sq)}: {e.args[0]}") from None
             if sq not in index:
                 raise SetupError(f"{PLAYER_NAMES[player]}'s {kind.name} on {square_name(sq)} is outside "
                                  f"{PLAYER_NAMES[player]}'s setup rows ({rows})")
@@ -142,7 +146,7 @@ class Setup:
         out = []
         k = 0
         for size in _row_sizes(self.ruleset):
-            out.append("".join(p.symbol if p else EMPTY for p in self.pieces[k:k + size]))
+            out.append("".join(self.ruleset.symbol(p) if p else EMPTY for p in self.pieces[k:k + size]))
             k += size
         return "/".join(out)
 

@@ -31,11 +31,13 @@ if TYPE_CHECKING:
     from strategolab.setups import Setup
     from strategolab.views import View
 
-# Piece codes on the board list: low 5 bits kind index + 1 (0 = empty / unknown), then owner and flags.
+# Piece codes on the board list: low 5 bits kind index + 1 (0 = unknown in a view), then owner and flags;
+# PIECE is set on every piece so that a code is never 0 (an empty square) even when its kind is hidden.
 KIND = 0x1F
 OWNER = 0x20
 MOVED = 0x40
 REVEALED = 0x80
+PIECE = 0x100
 
 _ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
 _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
@@ -178,7 +180,7 @@ class Position:
     build on it; the move generator here needs only own piece types and which squares are occupied.
     """
 
-    __slots__ = ("_chase", "_rep", "_t", "board", "ply", "quiet", "ruleset", "turn")
+    __slots__ = ("_chase", "_rep", "_result", "_t", "board", "ply", "quiet", "ruleset", "turn")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
@@ -191,6 +193,8 @@ class Position:
         self._rep: list[tuple[tuple[Square, Square], ...]] = [(), ()]
         # None, or (phase, chaser, x, y, squares x stood on, positions (x, y) seen, square x came from).
         self._chase: tuple | None = None
+        # Set by a move that decides the game for certain (a Flag taken, a side left with no movable piece).
+        self._result: Outcome | None = None
 
     # -- pieces -------------------------------------------------------------------------------------
 
@@ -307,6 +311,8 @@ class Position:
     def generate_legal_moves(self, player: int | None = None) -> list[Move]:
         """Every legal move of ``player`` (default: the side to move), as a fresh list."""
         p = self.turn if player is None else player
+        if self._result is not None or (self.ruleset.draw_limit is not None and self.quiet >= self.ruleset.draw_limit):
+            return []  # the game is over
         moves = self._pseudo_legal(p)
         limit = self.ruleset.two_square_limit
         ch = self._chase
@@ -337,6 +343,9 @@ class Position:
         # by the careful checks below.
         f, to = move
         t = self._t
+        over = self._over()
+        if over is not None:
+            return over
         if 0 <= f < t.geo.size and 0 <= to < t.geo.size:
             row = t.moves[f]
             board = self.board
@@ -359,6 +368,20 @@ class Position:
                         return None
         return self._explain(move)
 
+    def _over(self) -> str | None:
+        """Why no move is possible any more, if the game has ended by a capture, a lost army or the draw."""
+        if self._result is not None:
+            return f"the game is over: {self._result}"
+        limit = self.ruleset.draw_limit
+        if limit is not None and self.quiet >= limit:
+            return f"the game is over: {limit} moves in a row without an attack are a draw"
+        return None
+
+    def draw_warning(self) -> bool:
+        """True when the quiet-move draw is near: no more than ``ruleset.draw_warning`` quiet moves remain."""
+        left = self.quiet_moves_left
+        return left is not None and left <= self.ruleset.draw_warning
+
     def _explain(self, move: Move) -> str | None:
         """The careful checks, in the order a player would think of them, each with its reason."""
         t = self._t
@@ -380,7 +403,7 @@ class Position:
         what = kind.name if kind is not None else "piece"
         mob = t.mobility[c & KIND]
         if not mob:
-            return f"a {what} cannot move"
+            return f"the {what} on {square_name(f)} cannot move"
         if to in geo.lakes:
             return f"{square_name(to)} is a lake: no piece may enter it"
         if f == to:
@@ -395,13 +418,14 @@ class Position:
         steps = abs(to - f) if f // STRIDE == to // STRIDE else abs(to - f) // STRIDE
         if steps > 1:
             if mob != RUN:
-                return f"a {what} moves one square at a time"
+                return f"the {what} on {square_name(f)} moves one square at a time"
             step = (to - f) // steps
             for s in range(f + step, to, step):
                 if board[s]:
                     return f"the way from {square_name(f)} to {square_name(to)} is blocked on {square_name(s)}"
             if d and not self.ruleset.scout_attacks_after_run:
-                return f"a {what} may not move more than one square and attack in the same turn"
+                return (f"the {what} on {square_name(f)} may not move more than one square and attack "
+                        f"in the same turn")
         if self._restricted(self.turn, f):
             return self._forbidden(self.turn).get(move)
         return None
@@ -506,13 +530,12 @@ class State(Position):
     :meth:`from_position`.  ``push``/``pop`` play and undo moves exactly, battles and counters included.
     """
 
-    __slots__ = ("_result", "_stack", "move_stack")
+    __slots__ = ("_stack", "move_stack")
 
     def __init__(self, ruleset: str | Ruleset | None = None) -> None:
         super().__init__(get_ruleset(ruleset))
         self.move_stack: list[Move] = []
         self._stack: list[tuple] = []
-        self._result: Outcome | None = None
 
     # -- construction -------------------------------------------------------------------------------
 
@@ -579,7 +602,7 @@ class State(Position):
             kind = self._t.kinds.index(piece.type)
         except ValueError:
             raise SetupError(f"a {piece.type.name} is not a piece of {self.ruleset.name}") from None
-        self.board[s] = kind | (piece.owner << 5) | (MOVED if moved else 0) | (REVEALED if revealed else 0)
+        self.board[s] = PIECE | kind | (piece.owner << 5) | (MOVED if moved else 0) | (REVEALED if revealed else 0)
 
     def copy(self) -> State:
         """An independent copy with the full history (``pop`` works on it too)."""
@@ -637,16 +660,14 @@ class State(Position):
         self._after_move(f, to, bool(target))
         self.turn = 1 - p
         self.ply += 1
+        if battle is not None and self._result is None and not (
+                self._has_movable_piece(p) and self._has_movable_piece(1 - p)):
+            self._result = self._stalemate()
         return battle
 
     def push_checked(self, move: Move | str) -> Battle | None:
         """Play a move after checking it; raises :class:`IllegalMoveError` saying why it is refused."""
         m = Move.parse(move) if isinstance(move, str) else move
-        if self._result is not None:
-            raise IllegalMoveError(m, f"the game is over: {self._result}")
-        limit = self.ruleset.draw_limit
-        if limit is not None and self.quiet >= limit:
-            raise IllegalMoveError(m, f"the game is over: {limit} moves in a row without an attack")
         reason = self.illegal_reason(m)
         if reason:
             raise IllegalMoveError(m, reason)
@@ -701,11 +722,16 @@ class State(Position):
         limit = self.ruleset.draw_limit
         if limit is not None and self.quiet >= limit:
             return Outcome(Termination.QUIET_MOVE_LIMIT, None)
+        if self.generate_legal_moves(self.turn):
+            return None
+        return self._stalemate()
+
+    def _stalemate(self) -> Outcome | None:
+        """The end when a side cannot move: it loses, or it is a draw if neither side can move."""
         mover_can = bool(self.generate_legal_moves(self.turn))
         if mover_can and self._has_movable_piece(1 - self.turn):
             return None
-        other_can = bool(self.generate_legal_moves(1 - self.turn))
-        if not mover_can and not other_can:
+        if not mover_can and not self.generate_legal_moves(1 - self.turn):
             return Outcome(Termination.NEITHER_CAN_MOVE, None)
         return Outcome(Termination.NO_LEGAL_MOVE, self.turn if mover_can else 1 - self.turn)
 
@@ -741,7 +767,7 @@ class State(Position):
                     cells.append(".")
                 else:
                     kind = t.kinds[code & KIND]
-                    cells.append(("b" if code & OWNER else "r") + (kind.symbol if kind else "?")
+                    cells.append(("b" if code & OWNER else "r") + (self.ruleset.symbol(kind) if kind else "?")
                                  + ("'" if code & MOVED else "") + ("!" if code & REVEALED else ""))
             rows.append("".join(cells))
         return f"{'/'.join(rows)} {'rb'[self.turn]} {self.quiet} {self.ply}"
@@ -846,7 +872,7 @@ def _diagram(pos: Position) -> str:
                 cells.append("  .")
             else:
                 kind = t.kinds[code & KIND]
-                cells.append(" " + ("b" if code & OWNER else "r") + (kind.symbol if kind else "?"))
+                cells.append(" " + ("b" if code & OWNER else "r") + (pos.ruleset.symbol(kind) if kind else "?"))
         lines.append(f"{r + 1:>2}" + "".join(cells))
     lines.append("  " + "".join(f"  {ch}" for ch in COLUMNS[: geo.width]))
     return "\n".join(lines)

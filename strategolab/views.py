@@ -39,6 +39,7 @@ class View(Position):
         v.quiet = state.quiet
         v._rep = state._rep[:]
         v._chase = state._chase
+        v._result = state._result
         v.player = player
         v.move_stack = state.move_stack[:]
         v.battles = state.battles  # both players saw every battle: public

@@ -13,6 +13,7 @@ from strategolab import (
     BattleResult,
     Move,
     Piece,
+    PieceType,
     Ruleset,
     State,
     get_ruleset,
@@ -21,6 +22,15 @@ from strategolab import (
 
 ALL_RULESETS = tuple(RULESETS.values())
 RULESET_IDS = tuple(RULESETS)
+
+
+def piece_type(rs: Ruleset, key: str) -> PieceType:
+    """A piece type by its notation-independent symbol (``X`` Marshal ... ``2`` Scout) or its name, so the
+    tests write positions the same way in every rule set (original-1961's own symbols are its old ranks)."""
+    for p in rs.piece_types:
+        if key in (p.symbol, p.name):
+            return p
+    return rs.piece_type(key)
 
 
 def make(spec: str, ruleset: str | Ruleset = "classic", turn: int | None = None) -> State:
@@ -35,7 +45,7 @@ def make(spec: str, ruleset: str | Ruleset = "classic", turn: int | None = None)
         moved, revealed = "'" in code, "!" in code
         code = code.rstrip("'!")
         owner = {"r": RED, "b": BLUE}[code[0]]
-        state.set_piece(parse_square(name), Piece(owner, rs.piece_type(code[1:])), moved=moved, revealed=revealed)
+        state.set_piece(parse_square(name), Piece(owner, piece_type(rs, code[1:])), moved=moved, revealed=revealed)
     if turn is not None:
         state.turn = turn
     return state

@@ -16,6 +16,7 @@ from strategolab.archive import (
     ruleset_for,
     verify,
 )
+from strategolab.board import square_name
 from strategolab.gravon import read_gravon
 from strategolab.rules import BLUE, RED
 from strategolab.state import Termination
@@ -93,8 +94,8 @@ def test_a_doctored_move_is_reported_with_the_engines_reason() -> None:
     r = replay(dataclasses.replace(game, moves=((bomb, bomb + 16),)))
     assert r.illegal is not None
     n, move, reason = r.illegal
-    assert n == 1 and move.from_square == bomb and reason == "a Bomb cannot move"
-    assert "move 1" in r.describe() and "a Bomb cannot move" in r.describe()
+    assert n == 1 and move.from_square == bomb and reason == f"the Bomb on {square_name(bomb)} cannot move"
+    assert "move 1" in r.describe() and "cannot move" in r.describe()
 
 
 @needs_archive

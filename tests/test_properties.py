@@ -178,7 +178,11 @@ def test_outcome_is_consistent_with_the_position(rs: Ruleset, seed: int, plies: 
     outcome = state.outcome()
     limit = rs.draw_limit
     movable = [any(state.piece_at(s).type.movable for s in state.squares(p)) for p in (RED, BLUE)]
-    can_move = [state.has_legal_move(p) for p in (RED, BLUE)]
+    # Who could move if play went on: once the game is decided the engine generates no moves at all, so
+    # ask a copy with the verdict cleared.
+    going_on = state.copy()
+    going_on._result = None
+    can_move = [going_on.has_legal_move(p) for p in (RED, BLUE)]
     flags = [any(state.piece_at(s).type.is_flag for s in state.squares(p)) for p in (RED, BLUE)]
     if outcome is None:
         assert can_move[state.turn] and movable[1 - state.turn] and all(flags)

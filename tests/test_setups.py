@@ -137,9 +137,6 @@ def test_from_placements_round_trip() -> None:
     assert "0 × Bomb where classic needs 6 Bombs" in partial.problems()
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: Setup.from_placements with an unknown piece symbol raises "
-                                       "KeyError, not SetupError (errors.py: every bad-input error is a "
-                                       "StrategolabError)")
 def test_from_placements_unknown_symbol_is_a_setup_error() -> None:
     with pytest.raises(SetupError, match="Q"):
         Setup.from_placements({"A1": "Q"}, RED)

@@ -12,12 +12,6 @@ from strategolab import BLUE, CLASSIC, RED, BattleResult, Piece, Setup, State, V
 from strategolab.board import parse_square
 
 PLAYERS = pytest.mark.parametrize("player", (RED, BLUE), ids=("red", "blue"))
-BLUE_VIEW_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: View.of hides an enemy piece by clearing its kind bits, but Red's owner bit is 0, so an "
-           "unmoved, unrevealed Red piece becomes 0 = an empty square in Blue's view")
-PLAYERS_BLUE_BUG = pytest.mark.parametrize(
-    "player", (RED, pytest.param(BLUE, marks=BLUE_VIEW_BUG)), ids=("red", "blue"))
 
 
 def sq(name: str) -> int:
@@ -34,7 +28,7 @@ def test_own_pieces_are_visible(player: int) -> None:
         assert not view.is_unknown(s)
 
 
-@PLAYERS_BLUE_BUG
+@PLAYERS
 def test_enemy_pieces_are_unknown_at_the_start(player: int) -> None:
     state = State.random(CLASSIC, 3)
     view = state.view(player)
@@ -47,7 +41,7 @@ def test_enemy_pieces_are_unknown_at_the_start(player: int) -> None:
     assert "40 unknown pieces" in repr(view)
 
 
-@PLAYERS_BLUE_BUG
+@PLAYERS
 def test_unknown_pieces_show_as_question_marks(player: int) -> None:
     view = State.random(CLASSIC, 3).view(player)
     enemy_letter = "rb"[1 - player]
@@ -176,7 +170,7 @@ def test_view_pickle_round_trip_keeps_working() -> None:
 # -- legal moves from a view -----------------------------------------------------------------------------
 
 
-@PLAYERS_BLUE_BUG
+@PLAYERS
 def test_legal_moves_from_a_view_equal_the_states(player: int) -> None:
     for seed in range(4):
         state = random_game(CLASSIC, seed, 2 * seed)  # the start, and a few moves in
@@ -186,7 +180,6 @@ def test_legal_moves_from_a_view_equal_the_states(player: int) -> None:
             assert list(view.legal_moves) == list(state.legal_moves)
 
 
-@BLUE_VIEW_BUG
 def test_blue_view_scout_stops_at_an_unmoved_red_piece() -> None:
     state = make("A4:r3 A1:rF A7:b2 J10:bF", turn=BLUE)
     view = state.view(BLUE)
