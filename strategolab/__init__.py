@@ -24,6 +24,7 @@ from strategolab.rules import (
     PieceType,
     Ruleset,
     attack_table,
+    explain_battle,
     get_ruleset,
     resolve_battle,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "Termination",
     "View",
     "attack_table",
+    "explain_battle",
     "get_ruleset",
     "parse_square",
     "resolve_battle",

@@ -76,6 +76,20 @@ def resolve_battle(attacker: PieceType, defender: PieceType) -> BattleResult:
     return BattleResult.BOTH_DIE
 
 
+def explain_battle(attacker: PieceType, defender: PieceType) -> str:
+    """Why a battle ends as the engine decides it, in one sentence (read from the piece types' fields)."""
+    result = resolve_battle(attacker, defender)
+    if defender.is_flag:
+        return f"any attacker captures the {defender.name}: the game is won"
+    if defender.name in attacker.beats_when_attacking:
+        return f"a {attacker.name} defeats a {defender.name} when the {attacker.name} attacks"
+    if not defender.movable and result == BattleResult.DEFENDER_WINS:
+        return f"a {defender.name} defeats every attacker that cannot defuse it"
+    if result == BattleResult.BOTH_DIE:
+        return "equal ranks: both pieces are removed"
+    return "the higher rank wins"
+
+
 def _pt(name: str, symbol: str, strength: int, mobility: int, modern: str, old: str,
         beats: Iterable[str] = (), is_flag: bool = False) -> PieceType:
     return PieceType(name, symbol, strength, mobility, modern, old, frozenset(beats), is_flag)

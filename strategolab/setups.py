@@ -154,6 +154,12 @@ class Setup:
         rs = "" if self.ruleset.name == "classic" else f", {self.ruleset.name!r}"
         return f"Setup.parse({str(self)!r}{rs})"
 
+    def _repr_png_(self) -> bytes | None:
+        """The setup deployed on Red's side of the board, so a bare setup in a notebook draws itself."""
+        from strategolab.state import _png
+
+        return _png(self)
+
 
 def _row_sizes(rs: Ruleset) -> list[int]:
     """Land squares per setup row, front row first (the same for both players on a symmetric board)."""

@@ -450,6 +450,10 @@ class Position:
     def has_legal_move(self, player: int | None = None) -> bool:
         return bool(self.generate_legal_moves(player))
 
+    def _repr_png_(self) -> bytes | None:
+        """The board as a PNG, so a bare state or view in a notebook cell draws itself."""
+        return _png(self)
+
     @property
     def quiet_moves_left(self) -> int | None:
         """Moves without an attack left before the draw (``None`` when the rule set has no such draw)."""
@@ -575,13 +579,17 @@ class State(Position):
 
     @classmethod
     def from_placements(cls, placements: Mapping[Square | str, Piece], ruleset: str | Ruleset | None = None,
-                        turn: int | None = None) -> State:
-        """A position from a mapping of squares to pieces (any position, not only a full setup)."""
+                        turn: int | None = None, quiet: int = 0) -> State:
+        """A position from a mapping of squares to pieces (any position, not only a full setup), with
+        the side to move and the number of moves already played without an attack (for lessons)."""
         state = cls(ruleset)
         for sq, piece in placements.items():
             state.set_piece(parse_square(sq) if isinstance(sq, str) else sq, piece)
         if turn is not None:
             state.turn = turn
+        if quiet < 0:
+            raise ValueError(f"quiet must not be negative, not {quiet}")
+        state.quiet = quiet
         return state
 
     def set_piece(self, sq: Square | str, piece: Piece | None, *, moved: bool = False,
@@ -698,6 +706,10 @@ class State(Position):
         res = t.battle[mover & KIND][target & KIND]
         return Battle(self.move_stack[index].to_square, Piece(p, t.kinds[mover & KIND]),
                       Piece(1 - p, t.kinds[target & KIND]), BattleResult(res))
+
+    def last_battle(self) -> Battle | None:
+        """The battle the last move caused, if any."""
+        return self.battle_at(len(self.move_stack) - 1) if self.move_stack else None
 
     @property
     def battles(self) -> list[tuple[int, Battle]]:
@@ -843,6 +855,15 @@ class State(Position):
                 and self._stack == other._stack and self._result == other._result)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _png(obj: object) -> bytes | None:
+    """Draw ``obj`` with the drawer, imported only now (and only if matplotlib is installed)."""
+    try:
+        from strategolab.draw import png
+    except ImportError:
+        return None  # no matplotlib: Jupyter falls back to the text repr
+    return png(obj)
 
 
 def losses(battles: list[tuple[int, Battle]], player: int) -> list[PieceType]:
