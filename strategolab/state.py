@@ -311,8 +311,8 @@ class Position:
     def generate_legal_moves(self, player: int | None = None) -> list[Move]:
         """Every legal move of ``player`` (default: the side to move), as a fresh list."""
         p = self.turn if player is None else player
-        if self._result is not None or (self.ruleset.draw_limit is not None and self.quiet >= self.ruleset.draw_limit):
-            return []  # the game is over
+        if self._over() is not None:
+            return []
         moves = self._pseudo_legal(p)
         limit = self.ruleset.two_square_limit
         ch = self._chase
