@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
+from pathlib import Path
 
 from strategolab import (
     BLUE,
@@ -19,6 +21,11 @@ from strategolab import (
     get_ruleset,
     parse_square,
 )
+
+# The shared Gravon archive: ../shared/data/gravon beside the repository (CI always has it), or wherever
+# STRATEGOLAB_GRAVON points.  Tests that need it skip with a message when it is absent.
+ARCHIVE = Path(os.environ.get("STRATEGOLAB_GRAVON")
+               or Path(__file__).resolve().parents[2] / "shared" / "data" / "gravon")
 
 ALL_RULESETS = tuple(RULESETS.values())
 RULESET_IDS = tuple(RULESETS)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
+from conftest import ARCHIVE
 
 from strategolab.archive import (
     GRAVON_CLASSIC,
@@ -21,7 +21,6 @@ from strategolab.gravon import read_gravon
 from strategolab.rules import BLUE, RED
 from strategolab.state import Termination
 
-ARCHIVE = Path(__file__).resolve().parents[2] / "shared" / "data" / "gravon"
 needs_archive = pytest.mark.skipif(not ARCHIVE.is_dir(), reason=f"Gravon archive not found at {ARCHIVE}")
 
 # Games recorded as "opponent cannot move" where the loser still has a legal move under the Gravon rule set

@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import ARCHIVE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +25,6 @@ from strategolab.gravon import (
     read_gravon,
 )
 
-ARCHIVE = Path(__file__).resolve().parents[2] / "shared/data/gravon"
 needs_archive = pytest.mark.skipif(
     not ARCHIVE.is_dir(), reason=f"the shared Gravon archive is not at {ARCHIVE} (CI always has it)")
 

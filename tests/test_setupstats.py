@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import ARCHIVE
 
 from strategolab import BLUE, RED, Setup, StrategolabError
 from strategolab.board import parse_square
 from strategolab.setupstats import build, load, save, tally
-
-ARCHIVE = Path(__file__).resolve().parents[2] / "shared" / "data" / "gravon"
 
 # Two barrage setups: the Flag on the first back-row square (index 30) in both, the Marshal on
 # reading-order square 0 in one and 1 in the other.
