@@ -1,11 +1,14 @@
 """strategolab: Stratego and its variants in Python and Jupyter.
 
-The rules engine (``State``, ``Move``, rule sets), setups, views, and the Gravon archive reader.  Importing
+The rules engine (``State``, ``Move``, rule sets), setups, views, game records in the kit's notation
+(``Game``, ``read_games``, ``write_game``), and the Gravon archive reader.  Importing
 the package is cheap and never imports matplotlib or ipywidgets.
 """
 
 from strategolab.board import COLUMNS, STRIDE, Square, parse_square, square, square_name
 from strategolab.errors import IllegalMoveError, RecordError, SetupError, StrategolabError
+from strategolab.notation import read_game, read_games, write_game, write_games
+from strategolab.records import Game, GameNode
 from strategolab.rules import (
     BARRAGE,
     BLUE,
@@ -52,6 +55,8 @@ __all__ = [
     "AttackTable",
     "Battle",
     "BattleResult",
+    "Game",
+    "GameNode",
     "IllegalMoveError",
     "LegalMoves",
     "Move",
@@ -71,7 +76,11 @@ __all__ = [
     "explain_battle",
     "get_ruleset",
     "parse_square",
+    "read_game",
+    "read_games",
     "resolve_battle",
     "square",
     "square_name",
+    "write_game",
+    "write_games",
 ]

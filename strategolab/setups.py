@@ -111,14 +111,15 @@ class Setup:
         n = len(geometry(rs).setup_squares[RED])
         if len(self.pieces) != n:
             out.append(f"a {rs.name} setup has {n} squares, this one {len(self.pieces)}")
-        have = Counter(p for p in self.pieces if p is not None)
+        have = Counter(p.name for p in self.pieces if p is not None)
         for kind, count in rs.army:
-            if have[kind] != count:
+            if have[kind.name] != count:
                 plural = "" if count == 1 else "s"
-                out.append(f"{have[kind]} × {kind.name} where {rs.name} needs {count} {kind.name}{plural}")
-        for kind in have:
-            if kind not in rs.piece_types:
-                out.append(f"a {kind.name} is not a piece of {rs.name}")
+                out.append(f"{have[kind.name]} × {kind.name} where {rs.name} needs {count} {kind.name}{plural}")
+        known = {p.name: p for p in rs.piece_types}
+        for p in {p.name: p for p in self.pieces if p is not None}.values():
+            if known.get(p.name) != p:
+                out.append(f"a {p.name} is not a piece of {rs.name}")
         return out
 
     def validate(self) -> Setup:

@@ -135,12 +135,13 @@ class Outcome(NamedTuple):
 class _Tables:
     """Per-rule-set lookup tables indexed by a piece code's kind bits, built once."""
 
-    __slots__ = ("battle", "geo", "is_flag", "kinds", "mobility", "moves", "ruleset")
+    __slots__ = ("battle", "geo", "index", "is_flag", "kinds", "mobility", "moves", "ruleset")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
         self.geo = geometry(ruleset)
         self.kinds: tuple[PieceType | None, ...] = (None, *ruleset.piece_types)
+        self.index = {k.name: i for i, k in enumerate(self.kinds) if k is not None}  # name -> kind code
         self.mobility = tuple(IMMOBILE if k is None else k.mobility for k in self.kinds)
         self.is_flag = tuple(bool(k and k.is_flag) for k in self.kinds)
         self.battle = tuple(
@@ -606,10 +607,10 @@ class State(Position):
         if piece is None:
             self.board[s] = 0
             return
-        try:
-            kind = self._t.kinds.index(piece.type)
-        except ValueError:
-            raise SetupError(f"a {piece.type.name} is not a piece of {self.ruleset.name}") from None
+        kind = self._t.index.get(piece.type.name, 0)
+        known = self._t.kinds[kind]
+        if not kind or (known is not piece.type and known != piece.type):
+            raise SetupError(f"a {piece.type.name} is not a piece of {self.ruleset.name}")
         self.board[s] = PIECE | kind | (piece.owner << 5) | (MOVED if moved else 0) | (REVEALED if revealed else 0)
 
     def copy(self) -> State:
