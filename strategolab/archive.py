@@ -1,8 +1,9 @@
-"""Replaying Gravon games under the engine: every move checked, every result compared with the final state.
+"""Gravon games under the engine: replayed with every move checked, and converted to and from the kit's records.
 
 This is the proof that the engine plays real Stratego: :func:`verify` replays whole archives and reports
 each game that does not fit (an illegal move with the engine's reason, or a recorded result the final
 position contradicts).  :func:`repetition_study` measures which repetition limits the archive obeys.
+:func:`to_game` and :func:`to_gravon` convert between Gravon games and the kit's records (docs/gravon.md).
 """
 
 from __future__ import annotations
@@ -14,22 +15,25 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from strategolab.gravon import GravonGame, read_gravon
-from strategolab.rules import BARRAGE, CLASSIC, PLAYER_NAMES, Ruleset
-from strategolab.state import Move, Piece, State, Termination, _line_between
+from strategolab.board import square_name
+from strategolab.errors import IllegalMoveError, RecordError, SetupError
+from strategolab.gravon import RESULT_TYPES, GravonGame, dump_gravon, dump_gravon_zip, encode_field, read_gravon
+from strategolab.records import Game, GameNode
+from strategolab.rules import (
+    BARRAGE,
+    BLUE,
+    GRAVON_BARRAGE,
+    GRAVON_CLASSIC,
+    GRAVON_CLASSICFREE,
+    GRAVON_DUELL,
+    PLAYER_NAMES,
+    RED,
+    Ruleset,
+    get_ruleset,
+)
+from strategolab.setups import Setup
+from strategolab.state import Battle, Move, Outcome, Piece, State, Termination, _line_between
 
-# The rules the archive was played under, as established from the archive itself (docs/rules.md):
-# no game moves a piece back and forth more than 5 times in a row (the classic limit of 3 is broken
-# in 11 games), no game repeats a position during a chase (the ISF more-squares rule), while the
-# classic square chasing rule would refuse a move in over half of the games; and there is no quiet-move
-# draw (45 games go on after 200 moves without an attack, one for 722).
-GRAVON_CLASSIC = CLASSIC.replace(
-    name="gravon-classic", two_square_limit=5, chase_rule="position", draw_limit=None,
-    description="Classic Stratego as played on Gravon: two-square rule 5, ISF more-squares rule, "
-                "no quiet-move draw.")
-GRAVON_BARRAGE = BARRAGE.replace(
-    name="gravon-barrage", two_square_limit=5, chase_rule="position", draw_limit=None,
-    description="Barrage as played on Gravon: two-square rule 5, ISF more-squares rule, no quiet-move draw.")
 GRAVON_RULESETS: dict[str, Ruleset] = {"classic": GRAVON_CLASSIC, "barrage": GRAVON_BARRAGE}
 
 REPLAYABLE = frozenset(GRAVON_RULESETS)
@@ -89,15 +93,30 @@ def replay(game: GravonGame, ruleset: Ruleset | None = None, *, check: bool = Tr
         for f, t in game.moves:
             push(table[f][t] or Move(f, t))
         return Replay(game, state)
+    try:
+        for _ in play_checked(state, game.moves):
+            pass
+    except IllegalMoveError as e:
+        return Replay(game, state, illegal=(len(state.move_stack) + 1, e.move, e.reason))
+    return Replay(game, state, result_problem=result_problem(game, state))
+
+
+def play_checked(state: State, moves: Iterable[tuple[int, int]]) -> Iterator[tuple[Move, Battle | None]]:
+    """Play moves given as square pairs on ``state``, each checked first; yield each with its battle.
+
+    Raises :class:`IllegalMoveError` (with the engine's reason) at the first move the rules refuse, with
+    ``state`` left before it.
+    """
+    table = state._t.moves
     reason_of = state.illegal_reason
-    for n, (f, t) in enumerate(game.moves, 1):
+    push = state.push
+    for f, t in moves:
         move = table[f][t] if 0 <= f < len(table) and 0 <= t < len(table) else None
         move = move or Move(f, t)
         reason = reason_of(move)
         if reason is not None:
-            return Replay(game, state, illegal=(n, move, reason))
-        push(move)
-    return Replay(game, state, result_problem=result_problem(game, state))
+            raise IllegalMoveError(move, reason)
+        yield move, push(move)
 
 
 def result_problem(game: GravonGame, state: State) -> str | None:
@@ -122,7 +141,20 @@ def result_problem(game: GravonGame, state: State) -> str | None:
             return f"recorded as {_who(loser)} unable to move, but {_who(loser)} has {n} legal moves"
     elif kind == 2 and (state.has_legal_move(0) or state.has_legal_move(1)):
         return "recorded as 'both cannot move', but a side still has a legal move"
-    return None
+    return contradiction(game, state.outcome())
+
+
+def recorded_result(game: GravonGame) -> str:
+    """The recorded result as the notation writes it: ``1-0``, ``0-1``, ``1/2-1/2``, or ``*`` (no result)."""
+    return "*" if game.result_type is None else _RESULTS[game.winner]
+
+
+def contradiction(game: GravonGame, outcome: Outcome | None) -> str | None:
+    """Why the recorded winner cannot stand, if the game ended on the board with another one."""
+    if game.result_type is None or outcome is None or outcome.winner == game.winner:
+        return None
+    return (f"recorded as {recorded_result(game)} ({game.result_text}), but after the last move the engine "
+            f"ends the game {outcome.result()}: {outcome}")
 
 
 def _who(player: int | None) -> str:
@@ -346,6 +378,214 @@ def repetition_study(paths: Iterable[str | os.PathLike[str]], processes: int | N
         for part in pool.map(_study_one, files):
             study.add(part)
     return study
+
+
+# -- converting between Gravon games and the kit's records ---------------------------------------------------
+
+# The Gravon game types the kit's notation holds, and the rule set each converts under.  Duell and Classic
+# Free replay under the Gravon classic rules with their own armies (every move of the 71 archived games is
+# legal); Ultimate Lightning does not (see UNREPRESENTABLE and docs/gravon.md).
+CONVERTIBLE: dict[str, Ruleset] = {**GRAVON_RULESETS, "duell": GRAVON_DUELL, "classicfree": GRAVON_CLASSICFREE}
+UNREPRESENTABLE: dict[str, str] = {
+    "ultimate lightning": "Ultimate Lightning has rules the engine does not play (equal ranks: the attacker "
+                          "wins; a Bomb is removed when hit; Captains move two squares, also around a corner; "
+                          "a piece reaching the enemy's back row rescues a captured piece), so its moves "
+                          "cannot be checked and its battles would be recorded wrongly",
+}
+# The Gravon game type a kit game is exported as, by its rule set; the kit's classic, ISF and barrage games
+# are legal Gravon games too (their repetition rules are stricter than Gravon's).
+EXPORT_TYPES: dict[str, str] = {
+    "gravon-classic": "classic", "classic": "classic", "isf": "classic", "gravon-barrage": "barrage",
+    "barrage": "barrage", "gravon-duell": "duell", "gravon-classicfree": "classicfree",
+}
+# Gravon result types as the notation's terminations.  Codes 10-14 ("timeout or player missing") are a
+# time forfeit when they name a winner and an abandoned game when they do not; [GravonResult] keeps the code.
+TERMINATIONS: dict[int, Termination] = {
+    0: Termination.NO_LEGAL_MOVE, 1: Termination.FLAG_CAPTURED, 2: Termination.NEITHER_CAN_MOVE,
+    3: Termination.RESIGNATION, 4: Termination.AGREED_DRAW,
+}
+_TIMEOUTS = range(10, 15)
+_RESULT_CODES: dict[str, int] = {  # and the words to_game writes where the engine does not confirm Gravon
+    **{t.value: code for code, t in TERMINATIONS.items()},
+    Termination.TIME_FORFEIT.value: 11, Termination.ABANDONED.value: 10,
+    **{f"{RESULT_TYPES[code]} (scored by Gravon)": code for code in (0, 1, 2)},
+}
+_ENGINE_DECIDES = frozenset({Termination.NO_LEGAL_MOVE, Termination.FLAG_CAPTURED, Termination.NEITHER_CAN_MOVE})
+_RESULTS = {RED: "1-0", BLUE: "0-1", None: "1/2-1/2"}
+_WINNERS = {text: player for player, text in _RESULTS.items()}
+
+
+class ConversionError(RecordError):
+    """A game that cannot be converted: its moves or result contradict the engine, or (the subclass
+    :class:`UnrepresentableError`) the other format has no way to hold it."""
+
+
+class UnrepresentableError(ConversionError):
+    """A sound game the target format cannot hold (an Ultimate Lightning game, a pocket game for Gravon)."""
+
+
+def termination_for(result_type: int | None, winner: int | None) -> Termination | None:
+    """The notation's termination for a Gravon result type (``None`` for an unknown code or no result)."""
+    if result_type in _TIMEOUTS:
+        return Termination.ABANDONED if winner is None else Termination.TIME_FORFEIT
+    return TERMINATIONS.get(result_type) if result_type is not None else None
+
+
+def source_name(source: str) -> str:
+    """A game's source without the folders: ``strados2014-0.zip:classic-2014.0-5.xml``."""
+    head, sep, member = source.rpartition(":")
+    if sep and head.lower().endswith(".zip"):
+        return f"{Path(head).name}:{member}"
+    return Path(source).name
+
+
+def conversion_ruleset(game: GravonGame) -> Ruleset:
+    """The rule set a Gravon game converts under; UnrepresentableError when the notation cannot hold it."""
+    rs = CONVERTIBLE.get(game.game_type)
+    if rs is None:
+        why = UNREPRESENTABLE.get(game.game_type, f"the kit knows no rules for game type {game.game_type!r}")
+        raise UnrepresentableError(why, game.source)
+    if not game.has_setup:
+        raise UnrepresentableError("the file has no <field>, so the game has no start position, which every "
+                                   "record in the kit's notation needs", game.source)
+    return rs
+
+
+def to_game(game: GravonGame) -> Game:
+    """The Gravon game as a record in the kit's notation: every move checked by the engine, the recorded
+    result kept as Gravon scored it, and Gravon's metadata in headers (``[GravonResult]``, ``[Source]``).
+
+    Where the engine does not confirm how Gravon says the game ended (a player scored as unable to move who
+    still has a move), the termination is Gravon's own words and the game comment says what the engine
+    finds.  Raises :class:`ConversionError` for an illegal move or a result the final position
+    contradicts, :class:`UnrepresentableError` for games the notation cannot hold.
+    """
+    rs = conversion_ruleset(game)
+    start = initial_state(game, rs)
+    record = Game(start)
+    state = start.copy()
+    node: GameNode = record
+    try:
+        for move, battle in play_checked(state, game.moves):
+            child = GameNode(node, move, battle)
+            node.variations.append(child)
+            node = child
+    except IllegalMoveError as e:
+        raise ConversionError(f"move {len(state.move_stack) + 1} {e.move} is illegal under {rs.name}: {e.reason}",
+                              game.source) from None
+    result = recorded_result(game)
+    outcome = state.outcome()
+    problem = contradiction(game, outcome)
+    if problem is not None:
+        raise ConversionError(problem, game.source)
+    notes = [f"Gravon archive: {w}." for w in game.warnings]
+    termination = termination_for(game.result_type, game.winner)
+    words = termination.value if termination is not None else game.result_text
+    if termination in _ENGINE_DECIDES and (outcome is None or outcome.termination is not termination):
+        # Words the notation does not check against the engine, and a comment that says what it finds.
+        words = f"{RESULT_TYPES[game.result_type]} (scored by Gravon)"  # type: ignore[index]
+        notes.append(f"Gravon scored this game '{game.result_text}' (result type {game.result_type}), but "
+                     f"after the last move {_engine_finds(game, state, outcome)}.")
+    headers = {"Site": "Gravon", "Red": game.players[0], "Blue": game.players[1], "Result": result,
+               "Termination": words, "GravonResult": "" if game.result_type is None else str(game.result_type),
+               "Source": source_name(game.source)}
+    record.headers.update((k, v) for k, v in headers.items() if v)
+    record.comment = " ".join(notes)
+    return record
+
+
+def _engine_finds(game: GravonGame, state: State, outcome: Outcome | None) -> str:
+    """Why the engine does not confirm how Gravon says a game ended, as the end of a sentence."""
+    rs = state.ruleset.name
+    if game.result_type == 0 and game.winner is not None:
+        loser = 1 - game.winner
+        moves = state.generate_legal_moves(loser)
+        if moves:
+            some = ", ".join(str(m) for m in moves[:3]) + (", ..." if len(moves) > 3 else "")
+            return (f"under {rs} {PLAYER_NAMES[loser]} still has {len(moves)} legal "
+                    f"move{'s' if len(moves) > 1 else ''} ({some})")
+        if state.turn == game.winner:
+            return (f"{PLAYER_NAMES[loser]} has no legal move, but it is {PLAYER_NAMES[game.winner]}'s turn: "
+                    f"Gravon ended the game at once, the engine ends it only when the side to move cannot move")
+    return f"under {rs} the engine finds {outcome or 'that the game goes on'}"
+
+
+def to_gravon(game: Game) -> GravonGame:
+    """A kit game as a Gravon game (its main line; comments and variations have no place there).
+
+    Gravon holds 10x10 games that start from a fresh placement with Red to move, under the rules of its
+    game types (:data:`EXPORT_TYPES`), so a pocket game, a lesson from a mid-game position or a game Blue
+    starts is refused with an :class:`UnrepresentableError` that says why; so is a result Gravon has no
+    code for.
+    """
+    rs = game.ruleset
+    source = game.headers.get("Source", "<game>")
+    game_type = EXPORT_TYPES.get(rs.name)
+    if game_type is None or get_ruleset(rs.name) != rs:
+        raise UnrepresentableError(f"Gravon has no game type for the rule set {rs.name!r}: it holds games "
+                                   f"under {', '.join(EXPORT_TYPES)}", source)
+    start = game.start
+    if start.ply or start.quiet or start.turn != RED:
+        quiet = f" after {start.quiet} moves without an attack" if start.quiet else ""
+        raise UnrepresentableError(f"Gravon games start before the first move with Red to move; this one starts "
+                                   f"at ply {start.ply} with {PLAYER_NAMES[start.turn]} to move{quiet}", source)
+    placements: dict[int, tuple[int, str]] = {}
+    for sq in start.squares():
+        piece = start.piece_at(sq)
+        if piece is None or start.has_moved(sq) or start.is_revealed(sq):
+            raise UnrepresentableError(f"the piece on {square_name(sq)} has moved or is revealed: a Gravon field "
+                                       f"holds a fresh placement", source)
+        placements[sq] = (piece.owner, piece.type.name)
+    if game_type != "classicfree":
+        for player in (RED, BLUE):
+            own = {sq: rs.piece_type(name) for sq, (owner, name) in placements.items() if owner == player}
+            try:
+                Setup.from_placements(own, player, rs).validate()
+            except SetupError as e:
+                raise UnrepresentableError(f"Gravon's {game_type} games start from two full setups; "
+                                           f"{PLAYER_NAMES[player]}'s is not one: {e}", source) from None
+    result_type, winner = _gravon_result(game, source)
+    return GravonGame(source, game_type, encode_field(placements, source),
+                      tuple((m.from_square, m.to_square) for m in game.mainline_moves()),
+                      (game.headers.get("Red", ""), game.headers.get("Blue", "")), result_type, winner)
+
+
+def _gravon_result(game: Game, source: str) -> tuple[int | None, int | None]:
+    """Gravon's result type and winner for a kit game: ``[GravonResult]`` if given, else from the
+    termination (or the engine's outcome), the winner from the result."""
+    result = game.result
+    code_text = game.headers.get("GravonResult")
+    if result == "*":
+        if code_text is not None:
+            raise ConversionError(f"[GravonResult \"{code_text}\"] without a result: expected 1-0, 0-1 or "
+                                  "1/2-1/2 in [Result]", source)
+        return None, None
+    if code_text is not None:
+        if not (code_text.isascii() and code_text.isdigit() and len(code_text) <= 4):
+            raise ConversionError(f"[GravonResult \"{code_text}\"]: expected Gravon's result type, a number "
+                                  f"such as 1 (flag captured)", source)
+        return int(code_text), _WINNERS[result]
+    termination = game.headers.get("Termination")
+    if termination is None:
+        outcome = game.end().state().outcome()
+        termination = outcome.termination.value if outcome is not None else None
+    code = _RESULT_CODES.get(termination or "")
+    if code is None:
+        known = ", ".join(_RESULT_CODES)
+        found = "no [Termination]" if termination is None else f"[Termination \"{termination}\"]"
+        raise UnrepresentableError(f"Gravon has no result type for {found}: expected one of {known}, or a "
+                                   f"[GravonResult] header with Gravon's code", source)
+    return code, _WINNERS[result]
+
+
+def write_gravon(game: Game | GravonGame) -> bytes:
+    """A kit game (or a Gravon game) as a strados2 XML file."""
+    return dump_gravon(game if isinstance(game, GravonGame) else to_gravon(game))
+
+
+def write_gravon_zip(games: Iterable[Game | GravonGame], path: str | os.PathLike[str]) -> int:
+    """Write games as a zip of strados2 XML files, like a Gravon monthly zip (atomically); returns how many."""
+    return dump_gravon_zip((g if isinstance(g, GravonGame) else to_gravon(g) for g in games), path)
 
 
 def main(argv: list[str] | None = None) -> int:

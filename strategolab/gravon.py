@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 import zipfile
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -22,10 +23,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import NoReturn, Self
 from xml.parsers import expat
+from xml.sax.saxutils import escape as xml_escape
 
 from strategolab import rules
 from strategolab.board import square, square_name
 from strategolab.errors import RecordError
+from strategolab.files import atomic_output
 
 __all__ = [
     "GAME_TYPES",
@@ -34,9 +37,16 @@ __all__ = [
     "GravonError",
     "GravonGame",
     "GravonReader",
+    "Part",
     "decode_field",
+    "dump_gravon",
+    "dump_gravon_zip",
+    "encode_field",
+    "member_name",
     "parse_gravon",
     "read_gravon",
+    "read_part",
+    "split_parts",
 ]
 
 MAX_XML_BYTES = 4 * 1024 * 1024  # default limit per XML file; real games are under 100 KiB
@@ -497,6 +507,40 @@ def _read_xml(file: Path, types: frozenset[str] | None, max_bytes: int) -> Itera
         yield e
 
 
+_TASK_MEMBERS = 256  # zip members per worker task: each task opens the zip again (4 ms for 1,000 members)
+
+# A piece of work that one process can read on its own: a file, and for a zip the indexes of the members
+# to read (``None`` for an XML file).  Splitting big zips lets several processes share one monthly zip.
+Part = tuple[str, list[int] | None]
+
+
+def split_parts(files: Iterable[str | os.PathLike[str]], *, types: Iterable[str] | None = None,
+                size: int = _TASK_MEMBERS) -> Iterator[Part | GravonError]:
+    """The .xml and .zip ``files`` cut into parts of at most ``size`` games, in reading order; a zip that
+    cannot be opened is yielded as its GravonError, so the caller decides whether it stops the work."""
+    wanted = frozenset(types) if types is not None else None
+    for file in map(Path, files):
+        if file.suffix.lower() != ".zip":
+            if _wanted(_name_type(file.name), wanted):
+                yield str(file), None
+            continue
+        try:
+            with _open_zip(file) as archive:
+                members = _zip_members(archive, wanted)
+        except GravonError as e:
+            yield e
+            continue
+        for k in range(0, len(members), size):
+            yield str(file), members[k:k + size]
+
+
+def read_part(part: Part, *, max_bytes: int = MAX_XML_BYTES) -> Iterator[GravonGame | GravonError]:
+    """The games of one part (see :func:`split_parts`), with each problem as an item rather than raised."""
+    path, indexes = part
+    file = Path(path)
+    return _read_xml(file, None, max_bytes) if indexes is None else _read_zip(file, None, max_bytes, indexes)
+
+
 # A game as a worker process sends it: the moves packed two bytes a move (squares are below 256), since
 # unpickling millions of small tuples would cost the reading process more than parsing saves it.
 _Packed = tuple[str, str, str | None, bytes, tuple[str, str], int | None, int | None, int, tuple[str, ...]]
@@ -504,12 +548,10 @@ _Packed = tuple[str, str, str | None, bytes, tuple[str, str], int | None, int | 
 
 def _parse_task(path: str, indexes: list[int] | None, max_bytes: int) -> list[_Packed | GravonError]:
     """Run in a worker process: parse one XML file or some members of a zip, games packed for the trip."""
-    file = Path(path)
-    items = _read_xml(file, None, max_bytes) if indexes is None else _read_zip(file, None, max_bytes, indexes)
     return [item if isinstance(item, GravonError) else
             (item.source, item.game_type, item.field, bytes(chain.from_iterable(item.moves)), item.players,
              item.result_type, item.winner, item.rescues, item.warnings)
-            for item in items]
+            for item in read_part((path, indexes), max_bytes=max_bytes)]
 
 
 def _unpack(p: _Packed) -> GravonGame:
@@ -517,9 +559,6 @@ def _unpack(p: _Packed) -> GravonGame:
     moves = p[3]
     return GravonGame(p[0], p[1], p[2], tuple(zip(moves[::2], moves[1::2], strict=True)), p[4], p[5], p[6],
                       p[7], p[8])
-
-
-_TASK_MEMBERS = 256  # zip members per worker task: each task opens the zip again (4 ms for 1,000 members)
 
 
 class GravonReader:
@@ -602,21 +641,9 @@ class GravonReader:
             else:
                 yield from _read_xml(file, self.types, self.max_bytes)
 
-    def _tasks(self) -> Iterator[tuple[str, list[int] | None] | GravonError]:
+    def _tasks(self) -> Iterator[Part | GravonError]:
         """The work for the worker processes, in reading order: an XML file, or a run of zip members."""
-        for file in self.files:
-            if file.suffix.lower() != ".zip":
-                if _wanted(_name_type(file.name), self.types):
-                    yield str(file), None
-                continue
-            try:
-                with _open_zip(file) as archive:
-                    members = _zip_members(archive, self.types)
-            except GravonError as e:
-                yield e
-                continue
-            for k in range(0, len(members), _TASK_MEMBERS):
-                yield str(file), members[k:k + _TASK_MEMBERS]
+        return split_parts(self.files, types=self.types)
 
     def _parallel(self) -> Generator[GravonGame | GravonError, None, None]:
         """Games and problems in the same order as ``_serial``, parsed by worker processes ahead of use."""
@@ -657,3 +684,99 @@ def read_gravon(path: str | os.PathLike[str], *, types: Iterable[str] | None = N
                 max_bytes: int = MAX_XML_BYTES, workers: int = 0) -> GravonReader:
     """Iterate over the Gravon games at ``path`` (.xml, .zip or a folder); see :class:`GravonReader`."""
     return GravonReader(path, types=types, errors=errors, max_bytes=max_bytes, workers=workers)
+
+
+# -- writing ---------------------------------------------------------------------------------------------
+
+_GRAVON_NAMES = {sq: name for name, sq in _SQUARES.items()}  # kit square -> Gravon square name
+_FIELD_LETTERS = {piece: letter for letter, piece in _FIELD_PIECES.items()}  # (owner, piece name) -> letter
+_FIELD_INDEX = {sq: i for i, sq in enumerate(_FIELD_SQUARES)}
+_WINNER_CODES = {rules.RED: "1", rules.BLUE: "2", None: "3"}
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML 1.0
+_MEMBER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,150}\.xml")
+
+
+def encode_field(placements: Mapping[int, tuple[int, str]], source: str = "<field>") -> str:
+    """The 100-character Gravon field of kit square -> (owner, piece name): the inverse of :func:`decode_field`."""
+    cells = ["_" if sq in _LAKE_SQUARES else "A" for sq in _FIELD_SQUARES]
+    for sq, (owner, name) in placements.items():
+        i = _FIELD_INDEX.get(sq)
+        if i is None or sq in _LAKE_SQUARES:
+            where = square_name(sq) if 0 <= sq < 16 * 99 else str(sq)
+            raise GravonError(f"a {name} on {where}: Gravon's field holds the 10x10 board without the lakes",
+                              source)
+        letter = _FIELD_LETTERS.get((owner, name))
+        if letter is None:
+            raise GravonError(f"Gravon's field has no letter for a {name} (only the pieces of the classic army)",
+                              source)
+        cells[i] = letter
+    return "".join(cells)
+
+
+def _xml_text(text: str, what: str, source: str) -> str:
+    """``text`` escaped for an XML attribute or element; GravonError if XML 1.0 cannot hold it at all."""
+    bad = _NOT_XML.search(text)
+    if bad is not None:
+        raise GravonError(f"{what} holds the character {bad.group()!r}, which an XML file cannot hold", source)
+    return xml_escape(text, {'"': "&quot;"})
+
+
+def dump_gravon(game: GravonGame) -> bytes:
+    """One game as a strados2 XML file, laid out as Gravon writes them (UTF-8); :func:`parse_gravon` reads
+    it back to an equal game.  Raises GravonError for what a Gravon file cannot hold."""
+    source = game.source
+    if game.game_type not in GAME_TYPES:
+        raise GravonError(f"game type {game.game_type!r}: expected one of {', '.join(GAME_TYPES)}", source)
+    if game.field is None:
+        raise GravonError("the game has no field: a Gravon file starts from both setups", source)
+    if game.rescues:
+        raise GravonError("the game has Ultimate Lightning rescues, which a GravonGame does not keep", source)
+    _check_field(game.field, source)
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<stratego>", f' <game type="{game.game_type}">',
+             f'  <field content="{game.field}"/>']
+    names = _GRAVON_NAMES
+    for n, (f, t) in enumerate(game.moves, 1):
+        a, b = names.get(f), names.get(t)
+        if a is None or b is None:
+            raise GravonError(f"move {n} leaves the 10x10 board", source)
+        lines.append(f'  <move id="{n}" source="{a}" target="{b}"/>')
+    for player, name in enumerate(game.players, 1):
+        lines.append(f'  <player id="{player}">{_xml_text(name, f"player {player}", source)}</player>')
+    if game.result_type is not None:
+        if not 0 <= game.result_type <= 9999:
+            raise GravonError(f"result type {game.result_type}: expected a number from 0 to 9999", source)
+        if game.winner not in _WINNER_CODES:
+            raise GravonError(f"winner {game.winner!r}: expected RED, BLUE or None", source)
+        lines.append(f'  <result type="{game.result_type}" winner="{_WINNER_CODES[game.winner]}"/>')
+    lines += [" </game>", "</stratego>", ""]
+    return "\n".join(lines).encode("utf-8")
+
+
+def member_name(game: GravonGame) -> str | None:
+    """The zip member name ``game.source`` gives (``classic-2014.0-5.xml``), if it is a safe plain file name
+    that announces the game's own type; ``None`` otherwise (the caller makes one up)."""
+    name = game.source.rpartition(":")[2].replace("\\", "/").rpartition("/")[2]
+    if _MEMBER_NAME.fullmatch(name) is None or _name_type(name) != game.game_type:
+        return None
+    return name
+
+
+def dump_gravon_zip(games: Iterable[GravonGame], path: str | os.PathLike[str]) -> int:
+    """Write games as a zip of strados2 XML files, like a Gravon monthly zip; returns how many.
+
+    Member names come from each game's source where that is a safe name of the right type, else they are
+    ``<type>-<n>.xml``.  The zip is written to a temporary file and renamed, so a failure (a game Gravon
+    cannot hold) never leaves half a zip, nor replaces an existing file.
+    """
+    count = 0
+    with atomic_output(path, binary=True) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as archive:
+        used: set[str] = set()
+        for count, game in enumerate(games, 1):
+            name = member_name(game)
+            k = 0
+            while name is None or name in used:
+                k += 1
+                name = f"{game.game_type}-{count}{f'-{k}' if k > 1 else ''}.xml"
+            used.add(name)
+            archive.writestr(name, dump_gravon(game))
+    return count

@@ -22,7 +22,16 @@ from typing import IO, NamedTuple
 from strategolab.board import Square, geometry, parse_square, square_name
 from strategolab.errors import RecordError
 from strategolab.records import _NO_MARKS, MARK_SYMBOLS, MARKS, MAX_MARK, Game, GameNode, normalize_comment
-from strategolab.rules import BLUE, PLAYER_NAMES, RED, RULESETS, BattleResult, PieceType, Ruleset
+from strategolab.rules import (
+    BLUE,
+    EXTRA_RULESETS,
+    PLAYER_NAMES,
+    RED,
+    RULESETS,
+    BattleResult,
+    PieceType,
+    Ruleset,
+)
 from strategolab.setups import Setup
 from strategolab.state import Battle, Move, State, Termination
 
@@ -95,7 +104,7 @@ class GameReader:
         self.name = name or default
         self.strict = strict
         self.errors: list[RecordError] = []
-        self.rulesets: dict[str, Ruleset] = {**RULESETS, **{r.name: r for r in rulesets}}
+        self.rulesets: dict[str, Ruleset] = {**RULESETS, **EXTRA_RULESETS, **{r.name: r for r in rulesets}}
         self._source = source
         self._games: Generator[Game, None, None] = self._read()
 

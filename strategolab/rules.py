@@ -287,6 +287,47 @@ POCKET = Ruleset(
 
 RULESETS: dict[str, Ruleset] = {r.name: r for r in (CLASSIC, ISF, ORIGINAL_1961, BARRAGE, POCKET)}
 
+# The rules the Gravon archive was played under, established from the archive itself (docs/rules.md): no
+# game moves a piece back and forth more than 5 times in a row (the classic limit of 3 is broken in 11
+# games), no game repeats a position during a chase (the ISF more-squares rule), while the classic square
+# chasing rule would refuse a move in over half of the games; and there is no quiet-move draw (45 games go
+# on after 200 moves without an attack, one for 722).  Gravon's small variants follow the same rules.
+GRAVON_CLASSIC = CLASSIC.replace(
+    name="gravon-classic", two_square_limit=5, chase_rule="position", draw_limit=None,
+    description="Classic Stratego as played on Gravon: two-square rule 5, ISF more-squares rule, "
+                "no quiet-move draw.")
+GRAVON_BARRAGE = GRAVON_CLASSIC.replace(
+    name="gravon-barrage", army=BARRAGE_ARMY,
+    description="Barrage as played on Gravon: two-square rule 5, ISF more-squares rule, no quiet-move draw.")
+DUELL_ARMY: tuple[tuple[PieceType, int], ...] = (
+    (MARSHAL, 1), (GENERAL, 1), (MINER, 2), (SCOUT, 2), (SPY, 1), (BOMB, 2), (FLAG, 1),
+)
+GRAVON_DUELL = GRAVON_CLASSIC.replace(
+    name="gravon-duell", army=DUELL_ARMY,
+    description="Gravon's Duell: 10 pieces each on the classic board, rules as gravon-classic.")
+GRAVON_CLASSICFREE = GRAVON_CLASSIC.replace(
+    name="gravon-classicfree",
+    description="Gravon's Classic Free: any pieces of the classic army placed anywhere, rules as gravon-classic; "
+                "games start from a position, not from two setups.")
+
+# Rule sets that records may name beside RULESETS (get_ruleset and the notation's [Ruleset] header find
+# them) but that are not offered as variants to play: the Gravon ones, and any a program registers.
+EXTRA_RULESETS: dict[str, Ruleset] = {
+    r.name: r for r in (GRAVON_CLASSIC, GRAVON_BARRAGE, GRAVON_DUELL, GRAVON_CLASSICFREE)}
+
+
+def register_ruleset(ruleset: Ruleset) -> Ruleset:
+    """Make a rule set known by its name, so records that name it can be read; returns it.
+
+    Registering the same value again is harmless; a different rule set under a known name is refused,
+    because records naming it would silently change meaning.
+    """
+    known = RULESETS.get(ruleset.name) or EXTRA_RULESETS.get(ruleset.name)
+    if known is not None and known != ruleset:
+        raise ValueError(f"a different rule set is already known as {ruleset.name!r}")
+    EXTRA_RULESETS[ruleset.name] = ruleset
+    return ruleset
+
 
 def get_ruleset(ruleset: str | Ruleset | None = None) -> Ruleset:
     """Return a named rule set (or pass a :class:`Ruleset` through); ``None`` means ``classic``."""
@@ -294,10 +335,10 @@ def get_ruleset(ruleset: str | Ruleset | None = None) -> Ruleset:
         return CLASSIC
     if isinstance(ruleset, Ruleset):
         return ruleset
-    try:
-        return RULESETS[ruleset]
-    except KeyError:
-        raise ValueError(f"unknown ruleset {ruleset!r}; known: {', '.join(RULESETS)}") from None
+    found = RULESETS.get(ruleset) or EXTRA_RULESETS.get(ruleset)
+    if found is None:
+        raise ValueError(f"unknown ruleset {ruleset!r}; known: {', '.join([*RULESETS, *EXTRA_RULESETS])}")
+    return found
 
 
 class AttackTable:

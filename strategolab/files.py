@@ -1,0 +1,37 @@
+"""Saving files so that nothing the user made is lost: write a temporary file beside the target, then
+rename it over the target in one step, so a failure half-way never leaves a half-written file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextmanager
+def atomic_output(path: str | os.PathLike[str], binary: bool = False) -> Iterator[IO[Any]]:
+    """An open file (UTF-8 text with ``\\n`` line ends, or bytes) that replaces ``path`` when the ``with``
+    block ends without an exception; on an exception the target is left as it was."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        os.chmod(tmp, _mode(target))  # mkstemp makes the file private; a saved record is an ordinary file
+        with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            yield f
+        os.replace(tmp, target)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _mode(target: Path) -> int:
+    """The permissions the file gets: those of the file it replaces, else what the umask allows."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask

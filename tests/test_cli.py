@@ -1,0 +1,243 @@
+"""The ``strategolab`` command: validate, convert, info and selfplay on small inputs; exit codes, messages,
+help, and the promise never to overwrite an input."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ARCHIVE
+
+import strategolab as sl
+from strategolab.archive import write_gravon_zip
+from strategolab.cli import OK, PROBLEMS, USAGE, build_parser, main
+from strategolab.gravon import read_gravon
+from strategolab.notation import read_games, write_games
+
+ROOT = Path(__file__).resolve().parents[1]
+RED_SETUP = "2348596523/67B8S47B26/2B54372326/BFB32X452B"
+BLUE_SETUP = "32658X4523/67B4S87B26/2B54372326/BFB329452B"
+SPY_LINE = "1. E4-E5 E7-E6 2. E3-E4 E6xE5 X>5 3. E4xE5 S>X"
+
+
+def record(moves: str, result: str = "1-0", **headers: str) -> str:
+    head = "".join(f'[{k} "{v}"]\n' for k, v in headers.items())
+    return (f'{head}[Result "{result}"]\n[Ruleset "classic"]\n[RedSetup "{RED_SETUP}"]\n'
+            f'[BlueSetup "{BLUE_SETUP}"]\n\n{moves} {result}\n')
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the command line in this process: exit code, stdout, stderr."""
+    try:
+        code = main([*argv, "--no-progress"] if argv and argv[0] != "--help" else list(argv))
+    except SystemExit as e:
+        code = int(e.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def good(tmp_path: Path) -> Path:
+    path = tmp_path / "good.sgn"
+    path.write_text(record(SPY_LINE, Termination="resignation", Red="Ann", Blue="Bob") + "\n"
+                    + record("1. E4-E5 E7-E6", "*"))
+    return path
+
+
+@pytest.fixture
+def gravon_zip(tmp_path: Path, good: Path) -> Path:
+    path = tmp_path / "month.zip"
+    write_gravon_zip(read_games(good), path)
+    return path
+
+
+# -- help and usage ----------------------------------------------------------------------------------------
+
+
+def test_help_describes_every_command_formats_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == OK
+    for word in ("validate", "convert", "info", "selfplay", ".sgn", ".zip", "exit codes"):
+        assert word in out
+    for command in ("validate", "convert", "info", "selfplay"):
+        code, out, _ = run(capsys, command, "--help")
+        assert code == OK and "exit codes:" in out and "usage: strategolab " + command in out
+    for command in ("validate", "convert", "info"):
+        help_text = build_parser().parse_args([command, "x", "-o", "y.sgn"] if command == "convert"
+                                              else [command, "x"])
+        assert help_text.jobs >= 1
+
+
+def test_module_and_entry_point_run_the_same_main() -> None:
+    out = subprocess.run([sys.executable, "-m", "strategolab", "--help"], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert out.returncode == 0 and "usage: strategolab" in out.stdout
+    assert 'strategolab = "strategolab.cli:main"' in (ROOT / "pyproject.toml").read_text()
+
+
+def test_bad_paths_are_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "validate", str(tmp_path / "missing.sgn"))
+    assert code == USAGE and "missing.sgn: no such file or folder" in err
+    (tmp_path / "notes.txt").write_text("hello")
+    code, _, err = run(capsys, "info", str(tmp_path / "notes.txt"))
+    assert code == USAGE and "expected a file ending in .sgn, .xml, .zip" in err
+    code, _, err = run(capsys, "validate")
+    assert code == USAGE and "required" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run(capsys, "info", str(empty))
+    assert code == USAGE and f"no files ending in .sgn, .xml, .zip in {empty}" in err
+
+
+# -- validate ----------------------------------------------------------------------------------------------
+
+
+def test_validate_clean_files(capsys: pytest.CaptureFixture[str], good: Path, gravon_zip: Path) -> None:
+    code, out, err = run(capsys, "validate", str(good), str(gravon_zip))
+    assert code == OK, out
+    assert out.strip() == "2 files, 4 games, 14 moves: no errors, 0 warnings"
+    assert err == ""  # no progress bar when stderr is not a terminal
+
+
+def test_validate_lists_every_error_with_its_place(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.sgn"
+    bad.write_text(record(SPY_LINE.replace("S>X", "S<X")) + "\n" + record("1. E4-E5 E7-E6 2. C3-C4", "*")
+                   + "\n" + record("1. E4-E5", "*"))
+    code, out, _ = run(capsys, "validate", str(tmp_path))
+    assert code == PROBLEMS
+    lines = out.splitlines()
+    assert lines[0] == (f"{bad}:6:44: found battle annotation S<X, but the engine says S>X: Red Spy takes Blue "
+                        "Marshal on E5")
+    assert lines[1].startswith(f"{bad}:13:19: illegal move C3-C4: the Bomb on C3 cannot move")
+    assert lines[-1] == "1 file, 3 games, 8 moves: 2 errors, 0 warnings"
+
+
+def test_validate_replays_gravon_games(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    field = "MBBBBBBCDD" "DDDDDDEEEE" "EFFFFGGGGH" "HHHIIIJJKL" + "AA__AA__AA" * 2
+    field += "".join(chr(ord(c) + 12) for c in field[:40])
+    games = {"classic-1.xml": '<move id="1" source="E4" target="E5"/><move id="2" source="A1" target="A2"/>',
+             "ultimate lightning-2.xml": '<move id="1" source="E4" target="E5"/>',
+             "classic-3.xml": '<move id="1" source="E4" target="E5"/>'}
+    results = {"classic-1.xml": "", "ultimate lightning-2.xml": "", "classic-3.xml": '<result type="1" winner="1"/>'}
+    folder = tmp_path / "gravon"
+    folder.mkdir()
+    for name, moves in games.items():
+        kind = name.rsplit("-", 1)[0]
+        (folder / name).write_text(f'<stratego><game type="{kind}"><field content="{field}"/>{moves}'
+                                   f"{results[name]}</game></stratego>")
+    (folder / "broken.xml").write_text("<stratego><game type='classic'>")
+    code, out, _ = run(capsys, "validate", str(folder))
+    assert code == PROBLEMS
+    assert f"{folder / 'broken.xml'}:1:32: truncated XML" in out
+    assert f"{folder / 'classic-1.xml'}: move 2 A1-A2 is illegal: the piece on A1 is Red's; it is Blue's turn" in out
+    assert f"{folder / 'classic-3.xml'}: recorded as a flag capture, but the last move captured no Flag" in out
+    assert f"{folder / 'ultimate lightning-2.xml'}: not checked: Ultimate Lightning has rules" in out
+    assert out.splitlines()[-1] == "4 files, 3 games, 4 moves: 3 errors, 1 warning"
+    code, out, _ = run(capsys, "validate", "-q", str(folder))
+    assert "not checked" not in out
+
+
+# -- convert -----------------------------------------------------------------------------------------------
+
+
+def test_convert_both_ways_round_trips(capsys: pytest.CaptureFixture[str], tmp_path: Path, good: Path) -> None:
+    out_zip = tmp_path / "out.zip"
+    code, out, _ = run(capsys, "convert", str(good), "-o", str(out_zip))
+    assert code == OK
+    assert out.strip() == f"wrote 2 games to {out_zip} (Gravon XML); skipped 0 that it cannot hold; 0 errors"
+    back = tmp_path / "back.sgn"
+    code, out, _ = run(capsys, "convert", str(out_zip), "-o", str(back))
+    assert code == OK, out
+    games = list(read_games(back))
+    originals = list(read_games(good))
+    assert [g.mainline_moves() for g in games] == [g.mainline_moves() for g in originals]
+    assert [g.result for g in games] == ["1-0", "*"]
+    assert games[0].headers["Termination"] == "resignation" and games[0].headers["GravonResult"] == "3"
+    assert games[0].headers["Source"] == "out.zip:classic-1.xml"
+    assert stat.S_IMODE(back.stat().st_mode) & 0o044 == 0o644 & 0o044 & ~_umask()  # an ordinary file
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_convert_never_overwrites_an_input(capsys: pytest.CaptureFixture[str], tmp_path: Path, good: Path) -> None:
+    before = good.read_text()
+    code, _, err = run(capsys, "convert", str(good), "-o", str(good), "--force")
+    assert code == USAGE and "is one of the inputs" in err
+    code, _, err = run(capsys, "convert", str(tmp_path), "-o", str(good), "--force")
+    assert code == USAGE and "is one of the inputs" in err
+    assert good.read_text() == before
+    other = tmp_path / "other.sgn"
+    other.write_text("keep me")
+    code, _, err = run(capsys, "convert", str(good), "-o", str(other))
+    assert code == USAGE and "already exists (use --force" in err and other.read_text() == "keep me"
+    code, _, _ = run(capsys, "convert", str(good), "-o", str(other), "--force")
+    assert code == OK and len(list(read_games(other))) == 2
+    code, _, err = run(capsys, "convert", str(good), "-o", str(tmp_path / "out.txt"))
+    assert code == USAGE and "expected an output file ending in .sgn" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.sgn", "other.sgn"]  # no temporary files left
+
+
+def test_convert_skips_what_gravon_cannot_hold(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                               good: Path) -> None:
+    pocket = tmp_path / "pocket.sgn"
+    write_games([sl.Game(sl.State.random("pocket", seed=2), {"Red": "Mia", "Blue": "Kit"})], pocket)
+    out_zip = tmp_path / "out.zip"
+    code, out, _ = run(capsys, "convert", str(good), str(pocket), "-o", str(out_zip))
+    assert code == PROBLEMS
+    assert f"{pocket}: skipped: game 1: Gravon has no game type for the rule set 'pocket'" in out
+    assert len(list(read_gravon(out_zip))) == 2
+    code, _, err = run(capsys, "convert", str(good), "-o", str(tmp_path / "one.xml"))
+    assert code == USAGE and "exactly one game" in err and not (tmp_path / "one.xml").exists()
+    single = tmp_path / "single.sgn"
+    single.write_text(record(SPY_LINE, Termination="resignation"))
+    code, _, _ = run(capsys, "convert", str(single), "-o", str(tmp_path / "one.xml"))
+    assert code == OK and next(read_gravon(tmp_path / "one.xml")).result_type == 3
+    code, _, err = run(capsys, "convert", str(out_zip), "-o", str(tmp_path / "again.zip"))
+    assert code == USAGE and "expected a file ending in .sgn" in err
+
+
+# -- info --------------------------------------------------------------------------------------------------
+
+
+def test_info_prints_the_summary_table(capsys: pytest.CaptureFixture[str], good: Path, gravon_zip: Path) -> None:
+    code, out, _ = run(capsys, "info", str(good), str(gravon_zip))
+    assert code == OK
+    lines = out.splitlines()
+    assert lines[0] == "2 files, 4 games, 14 moves"
+    header = lines[2].split()
+    assert header[:4] == ["variant", "games", "Red", "wins"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[3:6]}
+    assert rows["classic"] == ["2", "1", "0", "0", "1", "3.5", "4", "5"]
+    assert rows["gravon-classic"] == ["2", "1", "0", "0", "1", "3.5", "4", "5"]
+    assert rows["all"][:1] == ["4"]
+    assert "resignation" in out and "(not recorded)" in out
+
+
+@pytest.mark.skipif(not ARCHIVE.is_dir(), reason=f"the shared Gravon archive is not at {ARCHIVE}")
+def test_info_on_a_month_in_two_processes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "info", "-j", "2", str(ARCHIVE / "strados2014-0.zip"))
+    assert code == OK
+    assert out.splitlines()[0] == "1 file, 921 games, 298,102 moves"
+    assert "gravon-classic        814" in out
+
+
+# -- selfplay ----------------------------------------------------------------------------------------------
+
+
+def test_selfplay_writes_readable_records(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("strategolab.players")
+    out = tmp_path / "games.sgn"
+    code, text, _ = run(capsys, "selfplay", "-o", str(out), "-n", "2", "--ruleset", "pocket", "--seed", "3")
+    assert code == OK and text.startswith(f"wrote 2 games to {out}")
+    games = list(read_games(out))
+    assert len(games) == 2 and all(g.ruleset.name == "pocket" and g.result != "*" for g in games)
+    code, _, err = run(capsys, "selfplay", "-o", str(out), "--ruleset", "chess", "--force")
+    assert code == USAGE and "unknown ruleset 'chess'" in err
