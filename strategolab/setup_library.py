@@ -1,0 +1,262 @@
+"""Ready-made named setups and a generator whose placements follow real setup statistics.
+
+The computer opponent picks its setup here: a named plan from the library (Flag in a corner behind Bombs,
+Flag in the middle, a bluff, an aggressive front ...), possibly mirrored, or a fresh setup drawn square by
+square from the per-square frequencies of real Gravon setups (:mod:`strategolab.setupstats`).
+
+Setups are written once per *army* (the classic 40, the barrage 8, the pocket 12) in a small authoring code
+of this module and turned into :class:`~strategolab.setups.Setup` values through the piece *names*, so the
+same plan works in every rule set with that army and board, whatever its notation (``original-1961`` numbers
+its ranks the old way, ``isf`` and custom rule sets reuse classic's army).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Sequence
+
+from strategolab.board import geometry
+from strategolab.errors import StrategolabError
+from strategolab.rules import RED, Ruleset, get_ruleset
+from strategolab.setups import Setup
+
+# Authoring codes, one character per square (notation-independent: turned into piece names at once).
+_CLASSIC_CODE = {"X": "Marshal", "9": "General", "8": "Colonel", "7": "Major", "6": "Captain", "5": "Lieutenant",
+                 "4": "Sergeant", "3": "Miner", "2": "Scout", "S": "Spy", "B": "Bomb", "F": "Flag", ".": ""}
+_POCKET_CODE = {"5": "Commander", "4": "Captain", "3": "Guard", "2": "Sapper", "1": "Runner", "M": "Mine",
+                "F": "Flag", ".": ""}
+
+# Rows front to back, each left to right as the owner sees the board from their seat (reading order).
+_CLASSIC_PLANS: dict[str, tuple[str, str]] = {
+    "corner-fortress": ("Flag in the back-left corner behind two Bombs; Marshal and General central",
+                        "6252982526/2376SX7432/B45B876453/FB3B4B3B22"),
+    "central-flag": ("Flag in the middle of the back row, Bombs on three sides",
+                     "2625895262/5427XS7234/6473BBB864/B53BFB3232"),
+    "twin-fortress": ("A bluff: two identical corner fortresses of Bombs, the left one holding the Flag and "
+                      "the right one a Sergeant; two more Bombs in front of the lakes",
+                      "26B2522B42/2376SX9832/B54678752B/FB353436B4"),
+    "aggressive-front": ("Marshal, General and Colonels in the front row to strike early; Flag in the "
+                         "back-right corner behind Bombs",
+                         "X298228726/25763S7652/4345356BB3/4B324B2BFB"),
+    "lake-bombs": ("Bombs in front of the lakes block the centre lanes; Flag in the back-right corner",
+                   "52BB25B826/327X6S9372/64854764B3/2354322BFB"),
+    "scout-lanes": ("Scouts on the three open lanes to probe at once; Flag on the left of the back row",
+                    "2652292562/5X7S36773B/4B3B8458B4/BFB3246322"),
+}
+_BARRAGE_PLANS: dict[str, tuple[str, str]] = {
+    "hidden-corner": ("Flag in the back-left corner with the Bomb beside it",
+                      "...9..2.../....S.X.../...2....../FB..3....."),
+    "bluff-bomb": ("A lone Bomb in a corner as a decoy, the Flag on an ordinary back-row square",
+                   "..2....9../...X..S.../....3...2./B.....F..."),
+    "forward": ("Marshal and General in the front row, Flag in the middle of the back row with the Bomb",
+                "..X..2.9../...S...3../..2......./....FB...."),
+}
+_POCKET_PLANS: dict[str, tuple[str, str]] = {
+    "corner-mines": ("Flag in a back corner covered by both Mines", "M25321/FM3141"),
+    "central-flag": ("Flag in the middle of the back row between the Mines", "215431/13MFM2"),
+    "bluff-mines": ("Mines in one corner as a decoy, Flag in the other corner", "135241/F23M1M"),
+}
+_FAMILIES = ((_CLASSIC_CODE, _CLASSIC_PLANS), (_CLASSIC_CODE, _BARRAGE_PLANS), (_POCKET_CODE, _POCKET_PLANS))
+
+
+def _build(ruleset: Ruleset, code: dict[str, str], text: str) -> Setup | None:
+    """A plan as a setup of ``ruleset``, or ``None`` if the plan does not fit its board and army."""
+    rows = text.split("/")
+    squares = geometry(ruleset).setup_squares[RED]
+    if sum(len(r) for r in rows) != len(squares):
+        return None
+    sizes: dict[int, int] = {}
+    for sq in squares:
+        sizes[sq // 16] = sizes.get(sq // 16, 0) + 1
+    if [len(r) for r in rows] != list(sizes.values()):
+        return None
+    try:
+        pieces = tuple(ruleset.piece_type(code[ch]) if code[ch] else None for row in rows for ch in row)
+    except KeyError:
+        return None
+    setup = Setup(ruleset, pieces)
+    return setup if setup.is_valid() else None
+
+
+@functools.cache
+def library(ruleset: str | Ruleset | None = None) -> dict[str, Setup]:
+    """The named ready-made setups that fit ``ruleset`` (its board and army), by plan name.
+
+    Classic, ``isf``, ``original-1961`` and any custom rule set with the classic army and board share the
+    classic plans; barrage and pocket have their own.  A rule set nothing fits gets an empty library.
+    """
+    rs = get_ruleset(ruleset)
+    out: dict[str, Setup] = {}
+    for code, plans in _FAMILIES:
+        for name, (_, text) in plans.items():
+            setup = _build(rs, code, text)
+            if setup is not None:
+                out[name] = setup
+    return out
+
+
+def describe(plan: str) -> str:
+    """The idea behind a named plan, in a sentence (for a setup chooser or the drawer's caption)."""
+    for _, plans in _FAMILIES:
+        if plan in plans:
+            return plans[plan][0]
+    raise KeyError(f"no setup plan named {plan!r}")
+
+
+def mirrored(setup: Setup) -> Setup | None:
+    """The setup reflected left-right, or ``None`` when the board is not symmetric (lakes) in the setup zone."""
+    rs = setup.ruleset
+    geo = geometry(rs)
+    squares = geo.setup_squares[RED]
+    index = {sq: i for i, sq in enumerate(squares)}
+    pieces: list = [None] * len(squares)
+    for i, sq in enumerate(squares):
+        twin = (sq // 16) * 16 + (geo.width - 1 - sq % 16)
+        if twin not in index:
+            return None
+        pieces[index[twin]] = setup.pieces[i]
+    return Setup(rs, tuple(pieces))
+
+
+# -- the statistics-following generator ----------------------------------------------------------------
+
+
+@functools.cache
+def placement_weights(ruleset: str | Ruleset | None = None) -> tuple[tuple[float, ...], ...]:
+    """Expected number of each piece type (``ruleset.piece_types`` order) on each reading-order setup square.
+
+    From the shipped Gravon statistics where the rule set's army and board match a table (classic, isf,
+    original-1961, barrage and custom variants of them), with a little smoothing so that no square is
+    impossible; otherwise from a hand-made heuristic: the Flag and other immobile pieces towards the back,
+    the weakest movable pieces towards the front, the rest evenly.  The computer's setup generator draws
+    from it and its beliefs use it as the prior for a piece that has not yet shown what it is.
+    """
+    rs = get_ruleset(ruleset)
+    n = len(geometry(rs).setup_squares[RED])
+    stats = _stats_for(rs)
+    rows: list[tuple[float, ...]] = []
+    if stats is not None:
+        for kind, count in rs.army:
+            freq = stats.frequency(kind.name)
+            total = sum(freq) or 1.0
+            smooth = 0.03 * count / n
+            rows.append(tuple(count * (0.97 * f / total) + smooth for f in freq))
+        return tuple(rows)
+    depth = _depths(rs)
+    strengths = sorted({k.strength for k in rs.piece_types if k.movable})
+    for kind, count in rs.army:
+        if kind.is_flag:
+            w = [0.05 + d * d for d in depth]
+        elif not kind.movable:
+            w = [0.3 + d for d in depth]
+        elif kind.strength <= strengths[min(1, len(strengths) - 1)]:
+            w = [1.5 - d for d in depth]
+        else:
+            w = [1.0] * n
+        total = sum(w)
+        rows.append(tuple(count * x / total for x in w))
+    return tuple(rows)
+
+
+def _depths(rs: Ruleset) -> list[float]:
+    """For each reading-order setup square: 0.0 on the front row ... 1.0 on the back row."""
+    squares = geometry(rs).setup_squares[RED]
+    order = sorted({sq // 16 for sq in squares}, reverse=True)  # Red's front row first
+    span = max(1, len(order) - 1)
+    return [order.index(sq // 16) / span for sq in squares]
+
+
+def _stats_for(rs: Ruleset):  # -> SetupStats | None (imported lazily: the table is read on first use)
+    """The shipped statistics table whose army and setup zone match ``rs``, if any."""
+    from strategolab import setupstats
+    from strategolab.rules import BARRAGE, CLASSIC
+
+    mine = sorted((k.name, n) for k, n in rs.army)
+    for table in (CLASSIC, BARRAGE):
+        if mine == sorted((k.name, n) for k, n in table.army) and (
+                geometry(rs).setup_squares == geometry(table).setup_squares):
+            try:
+                return setupstats.load(table.name)
+            except StrategolabError:
+                return None
+    return None
+
+
+def statistical_setup(ruleset: str | Ruleset | None = None, rng: random.Random | int | None = None,
+                      shield: float = 0.95) -> Setup:
+    """A setup drawn square by square from real setup statistics (reproducible from ``rng``).
+
+    The Flag goes first, on a square drawn with the square of its real frequency (real players agree on
+    a few Flag squares far more than one-in-a-table suggests); then each neighbour of the Flag gets a Bomb
+    with chance ``shield`` while Bombs last, because frequencies per square alone would scatter the Bombs
+    and leave the Flag open, unlike real setups.  Every other piece, rarest first and from the strongest
+    down, goes to a free square drawn with the frequency real players put that piece there.
+    """
+    rs = get_ruleset(ruleset)
+    rnd = rng if isinstance(rng, random.Random) else random.Random(rng)
+    weights = placement_weights(rs)
+    n = len(geometry(rs).setup_squares[RED])
+    near = _setup_neighbours(rs)
+    order = sorted(range(len(rs.army)), key=lambda i: (not rs.army[i][0].is_flag, rs.army[i][0].movable,
+                                                       rs.army[i][1], -rs.army[i][0].strength))
+    pieces: list = [None] * n
+    left = {i: rs.army[i][1] for i in order}
+    for i in order:
+        kind = rs.army[i][0]
+        if kind.is_flag and left[i]:
+            flag_at = _draw([w * w for w in weights[i]], rnd)
+            pieces[flag_at] = kind
+            left[i] -= 1
+            blockers = [b for b in order if not rs.army[b][0].movable and not rs.army[b][0].is_flag]
+            for j in near[flag_at]:
+                blocker = next((b for b in blockers if left[b]), None)
+                if blocker is not None and rnd.random() < shield:
+                    pieces[j] = rs.army[blocker][0]
+                    left[blocker] -= 1
+        while left[i]:
+            j = _draw([0.0 if pieces[j] is not None else weights[i][j] for j in range(n)], rnd)
+            pieces[j] = kind
+            left[i] -= 1
+    return Setup(rs, tuple(pieces))
+
+
+def _draw(weights: Sequence[float], rng: random.Random) -> int:
+    """An index drawn with probability proportional to ``weights`` (uniform over free ones if all are 0)."""
+    total = sum(weights)
+    if total <= 0:
+        raise StrategolabError("no free setup square left")  # cannot happen for a valid rule set
+    x = rng.random() * total
+    for j, w in enumerate(weights):
+        x -= w
+        if x < 0 and w > 0:
+            return j
+    return max(j for j, w in enumerate(weights) if w > 0)
+
+
+@functools.cache
+def _setup_neighbours(rs: Ruleset) -> tuple[tuple[int, ...], ...]:
+    """Per reading-order setup square: the reading-order indices of its neighbours inside the setup zone."""
+    geo = geometry(rs)
+    squares = geo.setup_squares[RED]
+    index = {sq: i for i, sq in enumerate(squares)}
+    return tuple(tuple(index[t] for t in geo.neighbours[sq] if t in index) for sq in squares)
+
+
+def choose_setup(ruleset: str | Ruleset | None = None, rng: random.Random | int | None = None,
+                 library_share: float = 0.5) -> tuple[str, Setup]:
+    """A setup for the computer: a named plan (maybe mirrored) with chance ``library_share``, otherwise a
+    statistics-following one.  Returns ``(plan name, setup)``; generated setups are named ``"generated"``."""
+    rs = get_ruleset(ruleset)
+    rnd = rng if isinstance(rng, random.Random) else random.Random(rng)
+    plans = library(rs)
+    if plans and rnd.random() < library_share:
+        name = rnd.choice(sorted(plans))
+        setup = plans[name]
+        if rnd.random() < 0.5 and (twin := mirrored(setup)) is not None:
+            return f"{name} (mirrored)", twin
+        return name, setup
+    return "generated", statistical_setup(rs, rnd)
+
+
+__all__ = ["choose_setup", "describe", "library", "mirrored", "placement_weights", "statistical_setup"]

@@ -1,0 +1,597 @@
+"""ipywidgets front ends for the play and replay notebooks: thin views over :mod:`strategolab.controllers`.
+
+The board is a grid of native ``ipywidgets.Button`` s, one per square, so it is operable by keyboard for free
+(Tab to a square, Enter or Space to press it) and a browser test can click a square by its CSS class
+(``sl-square-C4``).  What a square looks like is said by CSS classes only (``sl-red``, ``sl-unknown``,
+``sl-target``, ``sl-selected`` ...), styled once by a stylesheet in the colours of :mod:`strategolab.draw`, and
+a refresh touches only the buttons whose text or classes changed.  Every control has a stable class too
+(``sl-begin``, ``sl-next``, ``sl-log`` ...).  Questions are in-widget yes/no rows, never browser dialogs.
+
+The widgets hold no game logic: each handler calls the controller and redraws from it.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import ipywidgets as w
+
+from strategolab.board import Square, geometry, square
+from strategolab.controllers import (
+    LEVELS,
+    MOVED,
+    PLAY,
+    PLAY_RULESETS,
+    SETUP,
+    Cell,
+    PlayController,
+    ReplayController,
+    record_files,
+)
+from strategolab.draw import ARMIES, GOLD, GRID, INK, LAKE, LAKE_WAVE, LAND, ZONE
+from strategolab.errors import StrategolabError
+from strategolab.rules import BLUE, PLAYER_NAMES, RED, Ruleset
+
+SQUARE_PX = 48
+
+_RED, _BLUE = ARMIES
+# Drawn over the tile's frame, as the drawer does: a dot for a piece that has moved, a gold corner for one
+# revealed (in battle or by a Scout's run).
+_DOT = "radial-gradient(circle at calc(100% - 7px) calc(100% - 7px), currentColor 3px, transparent 3.5px)"
+_CORNER = f"linear-gradient(225deg, {GOLD} 0 10px, {INK} 10px 11px, transparent 11px)"
+CSS = f"""<style>
+.sl-app {{ font-family: var(--jp-ui-font-family, sans-serif); }}
+.sl-app .sl-title {{ font-size: 16px; font-weight: 600; }}
+.sl-board {{ width: max-content; gap: 0; padding: 4px; }}
+.sl-board .sl-coord {{ display: flex; align-items: center; justify-content: center; font-size: 12px;
+  font-weight: 600; color: #333; }}
+.sl-board .jupyter-button.sl-square {{ width: {SQUARE_PX}px; height: {SQUARE_PX}px; margin: 0; padding: 0;
+  border: 1px solid {GRID}; border-radius: 0; background-color: {LAND}; color: {INK}; font-size: 15px;
+  font-weight: 700; line-height: 1.1; white-space: pre-line; position: relative; box-shadow: none;
+  overflow: visible; }}
+.sl-board .jupyter-button.sl-square:hover {{ filter: brightness(1.06); }}
+.sl-board .jupyter-button.sl-square:focus-visible {{ outline: 3px solid #1D4ED8; outline-offset: -4px;
+  z-index: 2; }}
+.sl-board .sl-square.sl-zone-red {{ background-color: {ZONE[RED]}; }}
+.sl-board .sl-square.sl-zone-blue {{ background-color: {ZONE[BLUE]}; }}
+.sl-board .sl-square.sl-lake {{ background: repeating-linear-gradient(160deg, {LAKE} 0 7px, {LAKE_WAVE} 7px 9px);
+  cursor: default; opacity: 1; }}
+.sl-board .sl-square.sl-red {{ background-color: {_RED.face}; color: {_RED.ink};
+  box-shadow: inset 0 0 0 3px {LAND}, inset 0 0 0 5px {_RED.edge}; }}
+.sl-board .sl-square.sl-blue {{ background-color: {_BLUE.face}; color: {_BLUE.ink};
+  box-shadow: inset 0 0 0 3px {LAND}, inset 0 0 0 7px {_BLUE.edge}; }}
+.sl-board .sl-square.sl-unknown {{ font-size: 18px; }}
+.sl-board .sl-square.sl-moved::before, .sl-board .sl-square.sl-revealed::before {{ content: "";
+  position: absolute; inset: 3px; pointer-events: none; }}
+.sl-board .sl-square.sl-moved::before {{ background: {_DOT}; }}
+.sl-board .sl-square.sl-revealed::before {{ background: {_CORNER}; }}
+.sl-board .sl-square.sl-moved.sl-revealed::before {{ background: {_DOT}, {_CORNER}; }}
+.sl-board .sl-square.sl-last {{ border: 2px dashed {INK}; }}
+.sl-board .sl-square.sl-battle {{ outline: 3px solid #E8590C; outline-offset: -3px; }}
+.sl-board .sl-square.sl-movable {{ cursor: pointer; }}
+.sl-board .sl-square.sl-selected {{ outline: 4px solid {GOLD}; outline-offset: -4px; z-index: 1;
+  filter: brightness(1.15); }}
+.sl-board .sl-square.sl-target {{ cursor: pointer; }}
+.sl-board .sl-square.sl-target::after {{ content: ""; position: absolute; left: 50%; top: 50%; width: 14px;
+  height: 14px; margin: -7px 0 0 -7px; border-radius: 50%; background: {GOLD}; box-shadow: 0 0 0 2px {INK}66; }}
+.sl-board .sl-square.sl-target.sl-attack::after {{ width: 34px; height: 34px; margin: -17px 0 0 -17px;
+  background: transparent; border: 4px solid {GOLD}; box-sizing: border-box; box-shadow: 0 0 0 1px {INK}; }}
+.sl-board .sl-square.sl-belief {{ font-size: 12px; }}
+.sl-board .sl-square.sl-belief-1 {{ outline: 4px solid #2F9E44; outline-offset: -4px; }}
+.sl-board .sl-square.sl-belief-2 {{ outline: 4px solid #F08C00; outline-offset: -4px; }}
+.sl-board .sl-square.sl-belief-3 {{ outline: 4px solid #E03131; outline-offset: -4px; }}
+.sl-app .sl-panel {{ padding-left: 12px; }}
+.sl-app .sl-msg-refused {{ color: #B3261E; font-weight: 600; }}
+.sl-app .sl-msg-error {{ color: #fff; background: #B3261E; padding: 2px 6px; border-radius: 3px; }}
+.sl-app .sl-warning-text {{ color: #8A4B00; background: #FFF3BF; padding: 2px 6px; border-radius: 3px;
+  font-weight: 600; }}
+.sl-app .sl-log {{ max-height: 300px; overflow-y: auto; border: 1px solid {GRID}; padding: 2px 6px;
+  font-size: 12px; }}
+.sl-app .sl-log-entry {{ padding: 1px 0; border-bottom: 1px solid #eee; }}
+.sl-app .sl-log-battle {{ font-weight: 600; }}
+.sl-app .sl-log-latest {{ background: #FFF9DB; }}
+.sl-app .sl-confirm {{ background: #FFF3BF; padding: 4px; border-radius: 4px; }}
+.sl-app .sl-moves select {{ font-family: var(--jp-code-font-family, monospace); font-size: 12px; }}
+.sl-app .sl-comment-view {{ font-style: italic; }}
+.sl-app .sl-legend {{ font-size: 11px; color: #555; }}
+</style>"""
+
+
+def _classes(cell: Cell) -> tuple[str, ...]:
+    """The CSS classes of one square: its name, its contents, and the overlays on it."""
+    out = ["sl-square", f"sl-square-{cell.name}"]
+    if cell.lake:
+        return (*out, "sl-lake")
+    if cell.owner is None:
+        out.append("sl-empty")
+        if cell.zone is not None:
+            out.append(f"sl-zone-{PLAYER_NAMES[cell.zone].lower()}")
+    else:
+        out.append(f"sl-{PLAYER_NAMES[cell.owner].lower()}")
+        if cell.piece is None:
+            out.append("sl-unknown")
+    for flag, name in ((cell.moved, "sl-moved"), (cell.revealed, "sl-revealed"), (cell.last, "sl-last"),
+                       (cell.battle, "sl-battle"), (cell.movable, "sl-movable"), (cell.selected, "sl-selected")):
+        if flag:
+            out.append(name)
+    if cell.target:
+        out.append("sl-target")
+        if cell.owner is not None:
+            out.append("sl-attack")
+    if cell.belief_level:
+        out += ["sl-belief", f"sl-belief-{cell.belief_level}"]
+    return tuple(out)
+
+
+def _button(text: str, css: str, *, style: str = "", tooltip: str = "", width: str | None = None,
+            icon: str = "") -> w.Button:
+    b = w.Button(description=text, button_style=style, tooltip=tooltip, icon=icon,
+                 layout=w.Layout(width=width) if width else w.Layout(width="auto"))
+    b.add_class(css)
+    return b
+
+
+def _html(css: str, value: str = "") -> w.HTML:
+    h = w.HTML(value)
+    h.add_class(css)
+    return h
+
+
+def _show(widget: w.DOMWidget, visible: bool) -> None:
+    widget.layout.display = None if visible else "none"
+
+
+def _message(text: str, kind: str) -> str:
+    return f'<span class="sl-msg-{kind}">{html.escape(text)}</span>' if text else ""
+
+
+class BoardView(w.GridBox):
+    """The board: one native button per square, with coordinates; the owner's side at the bottom."""
+
+    def __init__(self, on_click: Callable[[Square], None]) -> None:
+        super().__init__()
+        self.add_class("sl-board")
+        self._on_click = on_click
+        self.buttons: dict[Square, w.Button] = {}
+        self._shown: dict[Square, tuple[str, str, tuple[str, ...]]] = {}
+        self._key: tuple | None = None
+
+    def show(self, cells: Sequence[Cell], ruleset: Ruleset, flip: bool = False) -> None:
+        """Show ``cells`` (from a controller); ``flip`` puts row 1 at the top (Blue's seat)."""
+        geo = geometry(ruleset)
+        key = (geo.width, geo.height, geo.lakes, flip)
+        if key != self._key:
+            self._build(geo.width, geo.height, flip, ruleset.columns)
+            self._key = key
+        buttons, shown = self.buttons, self._shown
+        for cell in cells:
+            # A button keeps its old text when given an empty one, so an empty square shows a no-break space.
+            look = (cell.text or "\u00a0", cell.hint, _classes(cell))
+            if shown.get(cell.square) != look:
+                b = buttons[cell.square]
+                with b.hold_sync():
+                    b.description, b.tooltip, b._dom_classes = look
+                    b.disabled = cell.lake
+                shown[cell.square] = look
+
+    def _build(self, width: int, height: int, flip: bool, columns: str) -> None:
+        """New buttons for a board of this size and orientation, in reading order (the Tab order)."""
+        rows = range(height) if flip else range(height - 1, -1, -1)
+        cols = list(range(width - 1, -1, -1) if flip else range(width))
+        for old in self.children:  # the widgets of the previous board leave the browser too
+            old.close()
+        children: list[w.Widget] = []
+        self.buttons, self._shown = {}, {}
+        for r in rows:
+            label = _html("sl-coord", str(r + 1))
+            children.append(label)
+            for c in cols:
+                sq = square(c, r)
+                b = w.Button(description="", layout=w.Layout(width=f"{SQUARE_PX}px", height=f"{SQUARE_PX}px"))
+                b.on_click(lambda _b, sq=sq: self._on_click(sq))
+                self.buttons[sq] = b
+                children.append(b)
+        children.append(_html("sl-coord"))
+        children += [_html("sl-coord", columns[c]) for c in cols]
+        self.layout.grid_template_columns = f"22px repeat({width}, {SQUARE_PX}px)"
+        self.layout.grid_template_rows = f"repeat({height}, {SQUARE_PX}px) 22px"
+        self.children = children
+
+
+# -- play ---------------------------------------------------------------------------------------------------
+
+
+class PlayWidget(w.VBox):
+    """Play a match against the computer: settings, deployment, the board, the log, save/restore/export."""
+
+    def __init__(self, controller: PlayController | None = None, save_path: str | Path = "my-match.sgn") -> None:
+        super().__init__()
+        self.add_class("sl-app")
+        self.add_class("sl-play")
+        self.controller = c = controller or PlayController()
+        rulesets = list(PLAY_RULESETS) + ([c.ruleset.name] if c.ruleset.name not in PLAY_RULESETS else [])
+        levels = list(LEVELS) + ([c.level] if c.level not in LEVELS else [])
+        self.ruleset = w.Dropdown(options=rulesets, value=c.ruleset.name, description="Rules")
+        self.level = w.Dropdown(options=levels, value=c.level, description="Computer")
+        self.side = w.Dropdown(options=[("Red", RED), ("Blue", BLUE)], value=c.human, description="You play")
+        self.first = w.Dropdown(options=[("you", "you"), ("the computer", "computer")], value=c.first,
+                                description="First move")
+        for widget, css in ((self.ruleset, "sl-ruleset"), (self.level, "sl-level"), (self.side, "sl-side"),
+                            (self.first, "sl-first")):
+            widget.add_class(css)
+            widget.layout.width = "210px"
+            widget.observe(self._settings_changed, "value")
+        self.shuffle = _button("Shuffle", "sl-shuffle", tooltip="Deploy your pieces at random")
+        self.setup_choice = w.Dropdown(options=[], description="Ready-made", style={"description_width": "initial"})
+        self.setup_choice.add_class("sl-setup-choice")
+        self.begin = _button("Begin the match", "sl-begin", style="success")
+        self.shuffle.on_click(lambda _: self._act(c.shuffle))
+        self.setup_choice.observe(self._setup_chosen, "value")
+        self.begin.on_click(lambda _: self._begin())
+        self.setup_row = w.HBox([self.shuffle, self.setup_choice, self.begin])
+        self.setup_row.add_class("sl-setup-row")
+
+        self.board = BoardView(self._square)
+        self.status = _html("sl-status")
+        self.message = _html("sl-message")
+        self.warning = _html("sl-warning")
+        self.beliefs = w.ToggleButton(description="What does the computer think?", value=c.show_beliefs,
+                                      tooltip="Show on your pieces what the computer believes they are",
+                                      layout=w.Layout(width="auto"))
+        self.beliefs.add_class("sl-beliefs")
+        self.beliefs.observe(self._beliefs_toggled, "value")
+        self.legend = _html("sl-legend")
+        self.log_view = _html("sl-log")
+        panel = w.VBox([self.status, self.message, self.warning, self.beliefs, self.legend,
+                        _html("sl-log-title", "<b>Moves and battles</b> (newest first)"), self.log_view],
+                       layout=w.Layout(width="420px"))
+        panel.add_class("sl-panel")
+
+        self.new_game = _button("New game", "sl-new-game")
+        self.path = w.Text(value=str(save_path), description="File")
+        self.path.add_class("sl-path")
+        self.save = _button("Save", "sl-save", tooltip="Write the match to the file (atomically)")
+        self.restore = _button("Restore", "sl-restore", tooltip="Replace the match with the one saved in the file")
+        self.export = _button("Export", "sl-export", tooltip="The game in the kit's notation, for the replay notebook")
+        self.new_game.on_click(lambda _: self._act(c.new_game))
+        self.save.on_click(lambda _: self._act(lambda: c.save(self.path.value)))
+        self.restore.on_click(lambda _: self._restore())
+        self.export.on_click(lambda _: self._export())
+        files = w.HBox([self.new_game, self.path, self.save, self.restore, self.export])
+
+        self.question = _html("sl-confirm-text")
+        self.yes = _button("Yes", "sl-confirm-yes", style="danger")
+        self.no = _button("No", "sl-confirm-no")
+        self.yes.on_click(lambda _: self._answer(True))
+        self.no.on_click(lambda _: self._answer(False))
+        self.confirm_row = w.HBox([self.question, self.yes, self.no])
+        self.confirm_row.add_class("sl-confirm")
+        self.record = w.Textarea(layout=w.Layout(width="100%", height="180px"))
+        self.record.add_class("sl-export-text")
+
+        self.children = [
+            _html("sl-style", CSS), _html("sl-title", "Play against the computer"),
+            w.HBox([self.ruleset, self.level, self.side, self.first]), self.setup_row, self.confirm_row,
+            w.HBox([self.board, panel]), files, self.record,
+        ]
+        _show(self.record, False)
+        self.refresh()
+
+    # -- handlers -------------------------------------------------------------------------------------
+
+    def _act(self, action: Callable[[], object]) -> None:
+        """Run a controller action, show any error as a message, redraw."""
+        try:
+            action()
+        except (StrategolabError, ValueError) as e:
+            self.controller.say(str(e), "error")
+        self.refresh()
+
+    def _settings_changed(self, _change: object) -> None:
+        c = self.controller
+        if c.phase != SETUP or self._refreshing:
+            return
+        self._act(lambda: c.configure(ruleset=self.ruleset.value, level=self.level.value, human=self.side.value,
+                                      first=self.first.value))
+
+    def _setup_chosen(self, change: dict) -> None:
+        if change["new"] and not self._refreshing:
+            self._act(lambda: self.controller.use_setup(change["new"]))
+
+    def _beliefs_toggled(self, change: dict) -> None:
+        self.controller.show_beliefs = bool(change["new"])
+        self.refresh()
+
+    def _begin(self) -> None:
+        self._act(self.controller.begin)
+        self._computer_moves()
+
+    def _square(self, sq: Square) -> None:
+        """A click on a square: the controller decides; after the human's move the computer answers."""
+        result = self.controller.click(sq)
+        self.refresh()
+        if result == MOVED:
+            self._computer_moves()
+
+    def _computer_moves(self) -> None:
+        c = self.controller
+        if c.computer_to_move:
+            self.status.value = "<b>The computer is thinking…</b>"
+            self._act(c.computer_reply)
+
+    def _restore(self) -> None:
+        self._act(lambda: self.controller.restore(self.path.value))
+        self._computer_moves()  # the restored match may have the computer to move
+
+    def _answer(self, yes: bool) -> None:
+        self._act(lambda: self.controller.confirm(yes))
+        self._computer_moves()  # a restored match may have the computer to move
+
+    def _export(self) -> None:
+        c = self.controller
+        try:
+            self.record.value = c.export()
+        except ValueError as e:
+            c.say(str(e), "error")
+        else:
+            c.say("The game in the kit's notation is below; a saved file is the same record, ready for the "
+                   "replay notebook.")
+            _show(self.record, True)
+        self.refresh()
+
+    # -- drawing ----------------------------------------------------------------------------------------
+
+    _refreshing = False
+
+    def refresh(self) -> None:
+        """Redraw everything from the controller (only changed parts reach the browser)."""
+        c = self.controller
+        self._refreshing = True
+        try:
+            setup = c.phase == SETUP
+            for dd, value in ((self.ruleset, c.ruleset.name), (self.level, c.level), (self.side, c.human),
+                              (self.first, c.first)):
+                dd.value = value
+                dd.disabled = not setup
+            _show(self.setup_row, setup)
+            if setup:
+                names = [("Ready-made setup…", ""), *((n, n) for n in c.setup_names())]
+                if list(self.setup_choice.options) != names:
+                    self.setup_choice.options = names
+                self.setup_choice.value = ""
+            self.board.show(c.cells(), c.ruleset, flip=c.human == BLUE)
+            self.status.value = f"<b>{html.escape(c.status())}</b>"
+            self.message.value = _message(c.message, c.message_kind)
+            warning = c.warning
+            self.warning.value = f'<span class="sl-warning-text">{html.escape(warning)}</span>' if warning else ""
+            self.beliefs.disabled = c.phase != PLAY or not hasattr(c.opponent, "beliefs")
+            self.legend.value = (
+                "Outline on your pieces: <span style='color:#E03131'>red</span> the computer has (almost) "
+                "found it, <span style='color:#F08C00'>orange</span> it suspects, "
+                "<span style='color:#2F9E44'>green</span> it is far off; the second line is its best guess."
+                if c.show_beliefs and c.phase == PLAY else "")
+            self._show_log()
+            pending = c.pending
+            _show(self.confirm_row, pending is not None)
+            self.question.value = f"<b>{html.escape(pending.question)}</b>" if pending else ""
+            self.save.disabled = self.export.disabled = c.state is None
+        finally:
+            self._refreshing = False
+
+    def _show_log(self) -> None:
+        log = self.controller.log
+        rows = []
+        for i, entry in enumerate(reversed(log)):
+            css = ["sl-log-entry", f"sl-log-{PLAYER_NAMES[entry.player].lower()}"]
+            if entry.battle is not None:
+                css.append("sl-log-battle")
+            if i == 0:
+                css.append("sl-log-latest")
+            rows.append(f'<div class="{" ".join(css)}" data-ply="{entry.ply}">{html.escape(entry.text)}</div>')
+        result = self.controller.result_text()
+        head = f'<div class="sl-log-entry sl-log-result"><b>Result: {html.escape(result)}</b></div>' if result else ""
+        value = head + ("".join(rows) or '<div class="sl-log-empty">No moves yet.</div>')
+        if self.log_view.value != value:
+            self.log_view.value = value
+
+
+# -- replay ---------------------------------------------------------------------------------------------------
+
+_MARKS = [("no mark", ""), ("! good", "!"), ("? mistake", "?"), ("!! brilliant", "!!"), ("?? blunder", "??"),
+          ("!? interesting", "!?"), ("?! dubious", "?!")]
+
+
+class ReplayWidget(w.VBox):
+    """Replay a record move by move from either side's view, follow variations, comment and mark moves."""
+
+    def __init__(self, controller: ReplayController | None = None, folder: str | Path | None = None) -> None:
+        super().__init__()
+        self.add_class("sl-app")
+        self.add_class("sl-replay")
+        self.controller = c = controller or ReplayController()
+        files = record_files(folder) if folder is not None else []
+        self.records = w.Dropdown(options=[("Shipped records…", "")] + [(f.name, str(f)) for f in files],
+                                  description="Records")
+        self.records.add_class("sl-records")
+        self.records.observe(self._record_chosen, "value")
+        self.path = w.Text(value=str(c.source or ""), placeholder="a .sgn record, a Gravon .zip or .xml",
+                           description="File", layout=w.Layout(width="420px"))
+        self.path.add_class("sl-path")
+        self.open_button = _button("Open", "sl-open")
+        self.open_button.on_click(lambda _: self._open())
+        self.game_choice = w.Dropdown(options=[], description="Game", layout=w.Layout(width="560px"))
+        self.game_choice.add_class("sl-game")
+        self.game_choice.observe(self._game_chosen, "value")
+
+        self.first = _button("", "sl-first", tooltip="First position", width="44px", icon="fast-backward")
+        self.prev = _button("", "sl-prev", tooltip="Previous move", width="44px", icon="step-backward")
+        self.next = _button("", "sl-next", tooltip="Next move", width="44px", icon="step-forward")
+        self.last = _button("", "sl-last", tooltip="Last position", width="44px", icon="fast-forward")
+        for b, action in ((self.first, c.first), (self.prev, c.prev), (self.next, c.next), (self.last, c.last)):
+            b.on_click(lambda _b, action=action: self._step(action))
+        self.slider = w.IntSlider(min=0, max=0, description="Move", continuous_update=True,
+                                  layout=w.Layout(width="360px"))
+        self.slider.add_class("sl-slider")
+        self.slider.observe(self._slid, "value")
+        self.autoplay = w.Play(min=0, max=0, interval=800, description="Autoplay")
+        self.autoplay.add_class("sl-autoplay")
+        w.jslink((self.autoplay, "value"), (self.slider, "value"))
+        self.perspective = w.ToggleButtons(options=[("Red's view", "red"), ("Blue's view", "blue"),
+                                                    ("Everything", "all")], value="all")
+        self.perspective.add_class("sl-perspective")
+        self.perspective.observe(self._perspective, "value")
+
+        self.board = BoardView(lambda _sq: None)
+        self.info = _html("sl-info")
+        self.comment_view = _html("sl-comment-view")
+        self.variations = w.VBox()
+        self.variations.add_class("sl-variations")
+        self.moves = w.Select(options=[("Start", 0)], rows=16, layout=w.Layout(width="100%"))
+        self.moves.add_class("sl-moves")
+        self.moves.observe(self._move_chosen, "value")
+        self.comment = w.Textarea(placeholder="Comment on the current move",
+                                  layout=w.Layout(width="100%", height="90px"))
+        self.comment.add_class("sl-comment")
+        self.mark = w.Dropdown(options=_MARKS, value="", description="Mark", layout=w.Layout(width="200px"))
+        self.mark.add_class("sl-mark")
+        self.keep = _button("Keep annotation", "sl-annotate", style="info")
+        self.keep.on_click(lambda _: self._annotate())
+        self.save_path = w.Text(placeholder="default: the record itself", description="Save to",
+                                layout=w.Layout(width="360px"))
+        self.save_path.add_class("sl-save-path")
+        self.save = _button("Save record", "sl-save")
+        self.save.on_click(lambda _: self._act(lambda: c.save(self.save_path.value or None)))
+        self.message = _html("sl-message")
+        panel = w.VBox([self.info, self.comment_view, self.variations,
+                        _html("sl-moves-title", "<b>Moves</b>"), self.moves,
+                        self.comment, w.HBox([self.mark, self.keep])], layout=w.Layout(width="440px"))
+        panel.add_class("sl-panel")
+        self.children = [
+            _html("sl-style", CSS), _html("sl-title", "Replay a game"),
+            w.HBox([self.records, self.path, self.open_button]), self.game_choice,
+            w.HBox([self.first, self.prev, self.next, self.last, self.autoplay, self.slider]), self.perspective,
+            w.HBox([self.board, panel]), w.HBox([self.save_path, self.save]), self.message,
+        ]
+        self._line: tuple[int, int] = (0, 0)
+        self._game_options: list[str] = []
+        self._refreshing = False
+        self.refresh()
+
+    # -- handlers -----------------------------------------------------------------------------------------
+
+    def _act(self, action: Callable[[], object]) -> None:
+        try:
+            action()
+        except (StrategolabError, ValueError, IndexError) as e:
+            self.controller.say(str(e), "error")
+        self.refresh()
+
+    def _step(self, action: Callable[[], None]) -> None:
+        if self.controller.line:
+            self._act(action)
+
+    def _record_chosen(self, change: dict) -> None:
+        if change["new"] and not self._refreshing:
+            self.path.value = change["new"]
+            self._open()
+
+    def _open(self) -> None:
+        self._act(lambda: self.controller.open(self.path.value.strip()))
+
+    def _game_chosen(self, change: dict) -> None:
+        if change["new"] is not None and not self._refreshing:
+            self._act(lambda: self.controller.choose_game(change["new"]))
+
+    def _slid(self, change: dict) -> None:
+        if not self._refreshing and self.controller.line:
+            self._act(lambda: self.controller.goto(change["new"]))
+
+    def _move_chosen(self, change: dict) -> None:
+        if change["new"] is not None and not self._refreshing and self.controller.line:
+            self._act(lambda: self.controller.goto(change["new"]))
+
+    def _perspective(self, change: dict) -> None:
+        self._act(lambda: self.controller.set_perspective(change["new"]))
+
+    def _annotate(self) -> None:
+        self._act(lambda: self.controller.annotate(self.comment.value, self.mark.value))
+
+    def _follow(self, k: int) -> None:
+        self._act(lambda: self.controller.follow(k))
+
+    # -- drawing --------------------------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Redraw from the controller: board, position text, comment, variations, move list, fields."""
+        c = self.controller
+        self._refreshing = True
+        try:
+            self.message.value = _message(c.message, c.message_kind)
+            labels = c.game_labels() if c.source is not None else []
+            if labels != self._game_options:
+                self.game_choice.options = [(label, i) for i, label in enumerate(labels)]
+                self._game_options = labels
+            _show(self.game_choice, len(labels) > 1)
+            if len(labels) > 1:
+                self.game_choice.value = c.game_index
+            has_game = bool(getattr(c, "line", None))
+            for widget in (self.first, self.prev, self.next, self.last, self.slider, self.autoplay, self.keep,
+                           self.save, self.comment, self.mark):
+                widget.disabled = not has_game
+            if not has_game:
+                self.info.value = "Open a record to replay it."
+                return
+            game = c.game
+            self.board.show(c.cells(), game.ruleset, flip=c.perspective == BLUE)
+            self._show_line()
+            headers = c.headers()
+            title = f"{headers.get('Red', '?')} (Red) vs {headers.get('Blue', '?')} (Blue), {game.ruleset.name}, " \
+                    f"result {game.result}"
+            self.info.value = f"<b>{html.escape(title)}</b><br>{html.escape(c.describe())}"
+            node = c.node
+            notes = [t for t in (node.starting_comment, node.comment) if t]
+            self.comment_view.value = "<br>".join(html.escape(t) for t in notes)
+            self._show_variations()
+            self.comment.value = node.comment
+            self.mark.value = c.mark() if c.mark() in dict(_MARKS).values() else ""
+            self.mark.disabled = node.move is None
+        finally:
+            self._refreshing = False
+
+    def _show_line(self) -> None:
+        """The move list (rebuilt only when the line or its annotations change), slider and autoplay."""
+        c = self.controller
+        key = (id(c.game), c.revision)
+        if key != self._line:
+            self.moves.options = [("Start", 0)] + [
+                (e.text + (" {…}" if e.comment else "") + (f" (+{e.alternatives})" if e.alternatives else ""),
+                 e.index) for e in c.moves()]
+            self._line = key
+        self.moves.value = c.index
+        self.slider.max = self.autoplay.max = c.length
+        self.slider.value = c.index
+        self.autoplay.value = c.index
+
+    def _show_variations(self) -> None:
+        c = self.controller
+        choices = c.choices()
+        buttons: list[w.Widget] = []
+        if len(choices) > 1:
+            buttons.append(_html("sl-variations-title", "<b>Next move — choose a line:</b>"))
+            for k, text in enumerate(choices):
+                b = _button(text + (" (main)" if k == 0 else ""), f"sl-variation-{k}")
+                b.add_class("sl-variation")
+                b.on_click(lambda _b, k=k: self._follow(k))
+                buttons.append(b)
+        if not all(n.is_mainline() for n in c.line[1:c.index + 1]):
+            back = _button("Back to the main line", "sl-main-line")
+            back.on_click(lambda _b: self._act(c.main_line))
+            buttons.append(back)
+        if [getattr(b, "description", None) for b in buttons] != [getattr(b, "description", None)
+                                                                    for b in self.variations.children]:
+            self.variations.children = buttons
+
+
+__all__ = ["CSS", "BoardView", "PlayWidget", "ReplayWidget"]

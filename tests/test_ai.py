@@ -1,0 +1,360 @@
+"""The computer opponent: it reasons from a view only, its beliefs obey the evidence and the army counts, it
+plays every rule set to the end with legal moves only, reproducibly; and its setups are valid."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from conftest import ALL_RULESETS, RULESET_IDS, make, permute_hidden, play, random_game
+
+from strategolab import BLUE, CLASSIC, POCKET, RED, Move, Piece, Ruleset, State, get_ruleset, parse_square
+from strategolab.ai import (
+    LEVELS,
+    ComputerPlayer,
+    balance,
+    belief_table,
+    read_history,
+    remaining_hidden,
+    their_belief_table,
+)
+from strategolab.players import RandomPlayer, play_game, selfplay
+from strategolab.setup_library import (
+    choose_setup,
+    describe,
+    library,
+    mirrored,
+    placement_weights,
+    statistical_setup,
+)
+
+LEVEL_NAMES = tuple(LEVELS)
+
+
+def sq(name: str) -> int:
+    return parse_square(name)
+
+
+def position(ruleset: str, seed: int, plies: int) -> State:
+    """A game of random moves (biased to wake the repetition rules) that is still going on."""
+    state = random_game(get_ruleset(ruleset), seed, plies)
+    while state.outcome() is not None:
+        state.pop()
+    return state
+
+
+# -- the computer sees only a view -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "barrage", "pocket", "original-1961"])
+@pytest.mark.parametrize("level", LEVEL_NAMES)
+def test_unseen_identities_do_not_change_the_choice(ruleset: str, level: str) -> None:
+    """Two games that differ only in identities the computer has not seen lead to the same move."""
+    plies = 12 if ruleset == "pocket" else 40
+    for seed in range(3):
+        state = position(ruleset, seed, plies)
+        me = state.turn
+        twin = permute_hidden(state, me, random.Random(seed))
+        if twin.board == state.board:
+            continue  # nothing to permute in this game
+        a, b = state.view(me), twin.view(me)
+        assert a.board == b.board and a.battles == b.battles
+        first, second = ComputerPlayer(level, seed=seed), ComputerPlayer(level, seed=seed)
+        assert first.choose_move(a) == second.choose_move(b)
+        assert first.beliefs(a) == second.beliefs(b)
+        assert [c.move for c in first.last_reasoning.candidates] == [c.move for c in second.last_reasoning.candidates]
+        return
+    pytest.fail("no game with hidden pieces to permute")
+
+
+def test_the_computer_refuses_a_state() -> None:
+    state = State.random("classic", 1)
+    player = ComputerPlayer("medium")
+    with pytest.raises(TypeError, match="View"):
+        player.choose_move(state)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="View"):
+        player.beliefs(state)  # type: ignore[arg-type]
+
+
+def test_the_view_alone_is_enough() -> None:
+    """The view is taken, then the real state is wrecked: the choice cannot depend on it."""
+    state = position("classic", 5, 50)
+    me = state.turn
+    expected = ComputerPlayer("hard", seed=2).choose_move(state.copy().view(me))
+    view = state.view(me)
+    state.board[:] = [0] * len(state.board)
+    state.move_stack.clear()
+    assert ComputerPlayer("hard", seed=2).choose_move(view) == expected
+
+
+def test_only_the_side_to_move_is_asked() -> None:
+    state = State.random("pocket", 1)
+    with pytest.raises(ValueError, match="turn"):
+        ComputerPlayer("easy").choose_move(state.view(1 - state.turn))
+
+
+# -- beliefs -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=RULESET_IDS)
+@pytest.mark.parametrize("level", LEVEL_NAMES)
+def test_beliefs_sum_to_one_per_piece_and_to_the_army_per_type(ruleset: Ruleset, level: str) -> None:
+    names = [k.name for k in ruleset.piece_types]
+    immobile = [k.name for k in ruleset.piece_types if not k.movable]
+    for seed, plies in ((1, 0), (2, 30), (3, 90)):
+        state = position(ruleset.name, seed, plies)
+        view = state.view(state.turn)
+        beliefs = ComputerPlayer(level).beliefs(view)
+        assert sorted(beliefs) == view.unknown_squares()
+        for s, row in beliefs.items():
+            assert list(row) == names
+            assert abs(sum(row.values()) - 1) < 1e-9
+            assert all(0 <= p <= 1 for p in row.values())
+            if view.has_moved(s):  # hard evidence: a piece that moved is no Bomb and no Flag
+                assert all(row[name] == 0 for name in immobile)
+        left = dict(zip(names, remaining_hidden(view), strict=True))
+        for name in names:
+            assert abs(sum(row[name] for row in beliefs.values()) - left[name]) < 1e-4, name
+        # A revealed or captured piece leaves the pool: the counts are those still hidden.
+        assert sum(left.values()) == len(view.unknown_squares())
+
+
+def test_when_every_movable_piece_has_moved_the_rest_are_bombs_and_the_flag() -> None:
+    rs = get_ruleset("barrage")
+    state = State.empty(rs)
+    state.set_piece(sq("A1"), Piece(RED, rs.piece_type("Flag")))
+    state.set_piece(sq("E4"), Piece(RED, rs.piece_type("Marshal")))
+    for name, where in (("Flag", "J10"), ("Bomb", "I10")):
+        state.set_piece(sq(where), Piece(BLUE, rs.piece_type(name)))
+    for name, where in (("Marshal", "A7"), ("General", "B7"), ("Miner", "C7"), ("Scout", "D7"), ("Scout", "E7"),
+                        ("Spy", "F7")):
+        state.set_piece(sq(where), Piece(BLUE, rs.piece_type(name)), moved=True)
+    beliefs = ComputerPlayer("medium").beliefs(state.view(RED))
+    for where in ("J10", "I10"):
+        row = beliefs[sq(where)]
+        assert abs(row["Flag"] + row["Bomb"] - 1) < 1e-9
+        assert row["Flag"] > 0.1 and row["Bomb"] > 0.1
+    assert all(beliefs[sq(w)]["Flag"] == 0 for w in ("A7", "B7", "C7"))
+
+
+def test_priors_follow_real_setups() -> None:
+    """At the start the back corners are likelier Flag squares than the front row (Gravon statistics)."""
+    view = State.random("classic", 3).view(RED)
+    beliefs = ComputerPlayer("medium").beliefs(view)
+    back = max(beliefs[sq("A10")]["Flag"], beliefs[sq("J10")]["Flag"])
+    assert back > 3 * beliefs[sq("E7")]["Flag"]
+    assert beliefs[sq("E7")]["Scout"] > beliefs[sq("E10")]["Scout"]
+    flat = ComputerPlayer("easy").beliefs(view)  # the easy level ignores the statistics
+    assert abs(flat[sq("A10")]["Flag"] - flat[sq("E7")]["Flag"]) < 1e-9
+
+
+def soft_evidence_position() -> State:
+    """Red's Generals are known; a Blue piece steps up to one, another runs from the other."""
+    state = make("A1:rF E4:r9'! B4:r9'! J1:r4 A10:bF J10:b4 E7:b5 B6:b4 B9:b3 C9:b3 D9:b2", turn=BLUE)
+    play(state, "E7-E6", "B4-B5", "B6-A6", "J1-J2", "E6-E5")
+    return state
+
+
+def test_behaviour_is_softer_evidence() -> None:
+    view = soft_evidence_position().view(RED)
+    hard = ComputerPlayer("hard").beliefs(view)
+    medium = ComputerPlayer("medium").beliefs(view)
+    brave, shy = sq("E5"), sq("A6")
+    strong = ("Marshal", "General")
+    # The piece that stepped up to the known General is likelier a Marshal or General; the one that ran away
+    # less likely; the medium level, which ignores behaviour, thinks the same of both.
+    assert sum(hard[brave][k] for k in strong) > sum(medium[brave][k] for k in strong)
+    assert sum(hard[shy][k] for k in strong) < sum(medium[shy][k] for k in strong)
+    events = read_history(view).events
+    assert [e for e, _ in events[brave]] == ["approach"]
+    assert [e for e, _ in events[shy]] == ["flee"]
+
+
+def test_history_traces_every_piece_to_its_start() -> None:
+    state = position("classic", 7, 120)
+    start = state.copy()
+    while start.move_stack:
+        start.pop()
+    history = read_history(state.view(RED))
+    # Replay with the full state and follow each piece.
+    origin = {s: s for s in start.squares()}
+    replay = start.copy()
+    for move in state.move_stack:
+        battle = replay.push(move)
+        mover = origin.pop(move.from_square)
+        if battle is None or battle.result.name == "ATTACKER_WINS":
+            origin[move.to_square] = mover
+        elif battle.result.name == "BOTH_DIE":
+            del origin[move.to_square]
+    assert history.origin == origin
+
+
+def test_what_the_enemy_can_believe_about_our_pieces() -> None:
+    state = position("classic", 4, 60)
+    view = state.view(state.turn)
+    squares, table = their_belief_table(view)
+    assert squares == [s for s in view.squares(view.player) if not view.is_revealed(s)]
+    for s, row in zip(squares, table, strict=True):
+        assert abs(sum(row) - 1) < 1e-9
+        if view.has_moved(s):
+            assert all(p == 0 for p, k in zip(row, CLASSIC.piece_types, strict=True) if not k.movable)
+
+
+def test_balance_meets_rows_and_columns_and_keeps_zeros() -> None:
+    rng = random.Random(1)
+    rows = [[rng.random() if rng.random() > 0.2 else 0.0 for _ in range(5)] for _ in range(12)]
+    for r in rows:
+        r[0] = 1.0  # every row can hold type 0, so the targets can always be met
+    zeros = [[x == 0 for x in r] for r in rows]
+    targets = [4, 3, 2, 2, 1]
+    balance(rows, targets)
+    for r, z in zip(rows, zeros, strict=True):
+        assert abs(sum(r) - 1) < 1e-9
+        assert all(x == 0 for x, zero in zip(r, z, strict=True) if zero)
+    for k, t in enumerate(targets):
+        assert abs(sum(r[k] for r in rows) - t) < 1e-5
+
+
+def test_lesson_positions_without_a_full_army_still_get_beliefs() -> None:
+    view = make("A1:rF E4:rX E6:b3 J10:bF").view(RED)
+    squares, table = belief_table(view)
+    assert squares == [sq("E6"), sq("J10")]
+    assert all(abs(sum(r) - 1) < 1e-9 for r in table)
+    assert ComputerPlayer("hard").choose_move(view) in view.generate_legal_moves()
+
+
+# -- moves ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", LEVEL_NAMES)
+def test_takes_a_known_flag(level: str) -> None:
+    state = make("A1:rF E5:r4 E6:bF! J9:b5 J10:bB", turn=RED)
+    assert ComputerPlayer(level, seed=1).choose_move(state.view(RED)) == Move.parse("E5-E6")
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_does_not_throw_the_marshal_on_a_known_bomb(level: str) -> None:
+    state = make("A1:rF E5:rX B2:r2 E6:bB! J9:b5 J10:bF", turn=RED)
+    assert ComputerPlayer(level, seed=1).choose_move(state.view(RED)) != Move.parse("E5-E6")
+
+
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_runs_from_a_known_stronger_piece(level: str) -> None:
+    state = make("A1:rF B1:rB A2:rB J1:r2 E5:r6'! E6:bX'! J9:b5 J10:bF", turn=RED)
+    move = ComputerPlayer(level, seed=1).choose_move(state.view(RED))
+    assert move.from_square == sq("E5") and move.to_square not in (sq("E6"), sq("D6"), sq("F6"))
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=RULESET_IDS)
+def test_easy_plays_every_rule_set_to_the_end(ruleset: Ruleset) -> None:
+    state = play_game(ComputerPlayer("easy", seed=1), RandomPlayer(2), ruleset, seed=3)
+    assert state.outcome() is not None
+
+
+@pytest.mark.parametrize("ruleset", ["pocket", "barrage"])
+@pytest.mark.parametrize("pair", [("medium", "hard"), ("hard", "easy")])
+def test_levels_play_small_rule_sets_to_the_end(ruleset: str, pair: tuple[str, str]) -> None:
+    state = play_game(ComputerPlayer(pair[0], seed=1), ComputerPlayer(pair[1], seed=2), ruleset, seed=4)
+    assert state.outcome() is not None  # play_game itself refuses any illegal move
+
+
+@pytest.mark.parametrize("ruleset", ["classic", "isf", "original-1961"])
+def test_hard_and_medium_open_every_full_rule_set_legally(ruleset: str) -> None:
+    state = play_game(ComputerPlayer("hard", seed=1), ComputerPlayer("medium", seed=2), ruleset, seed=5,
+                      max_plies=40)
+    assert len(state.move_stack) == 40 or state.outcome() is not None
+
+
+def test_a_game_is_reproducible_from_its_seeds() -> None:
+    games = [play_game(ComputerPlayer("medium", seed=7), ComputerPlayer("hard", seed=8), "pocket", seed=9)
+             for _ in range(2)]
+    assert games[0].move_stack == games[1].move_stack
+    other = play_game(ComputerPlayer("medium", seed=70), ComputerPlayer("hard", seed=80), "pocket", seed=9)
+    assert other.move_stack != games[0].move_stack
+
+
+def test_selfplay_between_computer_levels() -> None:
+    games = list(selfplay(ComputerPlayer("easy", 1), ComputerPlayer("medium", 2), "pocket", n=2, seed=3))
+    assert len(games) == 2 and all(g.outcome() is not None for g in games)
+
+
+def test_reasoning_explains_the_choice() -> None:
+    state = position("classic", 2, 30)
+    player = ComputerPlayer("hard", seed=4)
+    move = player.choose_move(state.view(state.turn))
+    why = player.last_reasoning
+    assert why is not None and why.move == move and why.candidates[0].move == move
+    assert [c.score for c in why.candidates] == sorted((c.score for c in why.candidates), reverse=True)
+    assert why.worlds == LEVELS["hard"].worlds and why.nodes > 0
+    assert str(move) in str(why) and "Flag likeliest" in str(why)
+
+
+def test_unknown_level_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown level"):
+        ComputerPlayer("impossible")
+
+
+# -- setups -----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=RULESET_IDS)
+def test_every_rule_set_gets_valid_setups(ruleset: Ruleset) -> None:
+    plans = library(ruleset)
+    assert len(plans) >= (5 if ruleset.army_size == 40 else 3)
+    for name, setup in plans.items():
+        assert setup.is_valid(), name
+        assert describe(name)
+        twin = mirrored(setup)
+        assert twin is not None and twin.is_valid()
+    for seed in range(5):
+        assert statistical_setup(ruleset, seed).is_valid()
+        name, setup = choose_setup(ruleset, seed)
+        assert setup.is_valid() and (name == "generated" or name.split(" ")[0] in plans)
+        assert ComputerPlayer("hard").choose_setup(ruleset, random.Random(seed)).is_valid()
+
+
+def test_classic_plans_cover_the_requested_ideas() -> None:
+    plans = library("classic")
+    flag = CLASSIC.piece_type("Flag")
+    corner = plans["corner-fortress"].placements(RED)
+    flag_at = next(s for s, k in corner.items() if k == flag)
+    assert flag_at in (sq("A1"), sq("J1"))
+    assert all(corner[n].name == "Bomb" for n in State.empty("classic").geometry.neighbours[flag_at])
+    middle = plans["central-flag"].placements(RED)
+    assert next(s for s, k in middle.items() if k == flag) in (sq("E1"), sq("F1"))
+    assert "bluff" in describe("twin-fortress").lower()
+    front = plans["aggressive-front"].placements(RED)
+    assert front[sq("A4")].name == "Marshal"
+
+
+def test_plans_use_piece_names_so_every_notation_agrees() -> None:
+    classic, old = library("classic"), library("original-1961")
+    assert set(classic) == set(old)
+    for name in classic:
+        assert [k and k.name for k in classic[name].pieces] == [k and k.name for k in old[name].pieces]
+        assert str(classic[name]) != str(old[name])  # the old notation numbers the ranks the other way
+
+
+def test_generated_setups_follow_the_statistics() -> None:
+    flags: dict[int, int] = {}
+    for seed in range(300):
+        setup = statistical_setup("classic", seed)
+        i = next(i for i, k in enumerate(setup.pieces) if k and k.is_flag)
+        flags[i] = flags.get(i, 0) + 1
+    back_row = sum(n for i, n in flags.items() if i >= 30)
+    assert back_row > 250  # real players keep the Flag on the back row
+    assert statistical_setup("classic", 5) == statistical_setup("classic", 5)
+    weights = placement_weights("classic")
+    assert all(abs(sum(row) - n) < 1e-6 for row, (_, n) in zip(weights, CLASSIC.army, strict=True))
+
+
+def test_custom_rule_sets_fall_back_to_a_heuristic() -> None:
+    mini = POCKET.replace(name="mini", width=8, height=8, setup_rows=((1, 2), (7, 8)))
+    assert library(mini) == {}
+    setup = statistical_setup(mini, 1)
+    assert setup.is_valid()
+    name, chosen = choose_setup(mini, 2)
+    assert name == "generated" and chosen.is_valid()
+    state = play_game(ComputerPlayer("medium", seed=1), RandomPlayer(2), mini, seed=1, max_plies=60)
+    assert state.move_stack
+

@@ -1,0 +1,294 @@
+"""The notebook widgets without a browser: pressing their buttons calls the controllers and redraws.
+
+A button press in a test is ``button.click()``, exactly what ipywidgets runs when the browser reports a click
+(or an Enter or Space on a focused button).  What a square shows is read back from its text and CSS classes,
+the stable names the browser test clicks.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ipywidgets")
+pytest.importorskip("matplotlib")
+
+import ipywidgets as w
+from conftest import make
+
+import strategolab as sl
+from strategolab import BLUE, RED, parse_square
+from strategolab.controllers import OVER, PLAY, SETUP, PlayController, ReplayController
+from strategolab.players import make_player, play_game
+from strategolab.widgets import BoardView, PlayWidget, ReplayWidget
+
+sq = parse_square
+
+
+def classes(widget: w.DOMWidget) -> set[str]:
+    return set(widget._dom_classes)
+
+
+def press(board: BoardView, name: str) -> None:
+    board.buttons[sq(name)].click()
+
+
+def visible(widget: w.DOMWidget) -> bool:
+    return widget.layout.display != "none"
+
+
+# -- play ---------------------------------------------------------------------------------------------------
+
+
+def test_the_board_is_a_grid_of_native_buttons_with_stable_classes() -> None:
+    pw = PlayWidget(PlayController("classic", seed=1))
+    buttons = pw.board.buttons
+    assert len(buttons) == 100 and all(isinstance(b, w.Button) for b in buttons.values())
+    for name, button in ((n, buttons[sq(n)]) for n in ("A1", "C5", "J10")):
+        assert {"sl-square", f"sl-square-{name}"} <= classes(button)
+    assert "sl-lake" in classes(buttons[sq("C5")]) and buttons[sq("C5")].disabled  # lakes are not in the Tab order
+    assert not buttons[sq("E6")].disabled and "sl-empty" in classes(buttons[sq("E6")])
+    assert "sl-zone-blue" in classes(buttons[sq("E8")])  # the computer's rows are empty while deploying
+    # Red (the human) at the bottom: the grid lists row 10 first, and the first square after its label is A10
+    assert pw.board.children[1] is buttons[sq("A10")]
+    for css in ("sl-begin", "sl-shuffle", "sl-setup-choice", "sl-ruleset", "sl-level", "sl-side", "sl-first",
+                "sl-new-game", "sl-save", "sl-restore", "sl-export", "sl-path", "sl-beliefs", "sl-log", "sl-status",
+                "sl-message", "sl-confirm-yes", "sl-confirm-no"):
+        assert any(css in classes(x) for x in walk(pw)), css
+
+
+def walk(widget: w.Widget):  # -> Iterator[w.Widget]
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from walk(child)
+
+
+def test_deployment_by_clicks_and_ready_made_setups() -> None:
+    c = PlayController("classic", seed=2)
+    pw = PlayWidget(c)
+    a1, b2 = pw.board.buttons[sq("A1")], pw.board.buttons[sq("B2")]
+    before = (a1.description, b2.description)
+    press(pw.board, "A1")
+    assert "sl-selected" in classes(a1)
+    press(pw.board, "B2")
+    assert (b2.description, a1.description) == before and "sl-selected" not in classes(a1)
+    assert "Swapped A1 and B2" in pw.message.value
+    pw.shuffle.click()
+    assert "Shuffled" in pw.message.value
+    name = pw.setup_choice.options[1][1]
+    pw.setup_choice.value = name
+    assert name in pw.message.value and pw.setup_choice.value == ""
+    pw.ruleset.value = "pocket"
+    assert c.ruleset == sl.POCKET and len(pw.board.buttons) == 36 and "sl-square-F6" in classes(
+        pw.board.buttons[sq("F6")])
+    pw.side.value = BLUE
+    assert c.human == BLUE and pw.board.children[1] is pw.board.buttons[sq("F1")]  # Blue's seat: row 1 on top
+    assert {"sl-blue"} <= classes(pw.board.buttons[sq("A6")]) and pw.board.buttons[sq("A6")].description != "?"
+
+
+def test_a_move_by_clicks_and_the_computers_answer_in_the_log() -> None:
+    c = PlayController("classic", "easy", seed=3)
+    pw = PlayWidget(c)
+    assert visible(pw.setup_row) and not pw.ruleset.disabled
+    pw.begin.click()
+    assert c.phase == PLAY and not visible(pw.setup_row) and pw.ruleset.disabled
+    assert "your move" in pw.status.value
+    movable = [s for s, b in pw.board.buttons.items() if "sl-movable" in classes(b)]
+    assert movable == c.movable()
+    unknown = [b for b in pw.board.buttons.values() if "sl-unknown" in classes(b)]
+    assert len(unknown) == 40 and {b.description for b in unknown} == {"?"}
+    piece = pw.board.buttons[movable[0]]
+    piece.click()
+    assert "sl-selected" in classes(piece)
+    targets = [s for s, b in pw.board.buttons.items() if "sl-target" in classes(b)]
+    assert targets == sorted(c.targets)
+    piece.click()  # again: cancelled
+    assert "sl-selected" not in classes(piece) and not any("sl-target" in classes(b) for b in pw.board.buttons.values())
+    piece.click()
+    pw.board.buttons[targets[0]].click()
+    assert len(c.log) == 2 and c.human_to_move  # the computer answered at once
+    log = pw.log_view.value
+    assert log.count("sl-log-entry") == 2 and "Computer (Blue)" in log and "You (Red)" in log
+    assert log.index("Computer (Blue)") < log.index("You (Red)")  # newest first
+    last = c.log[-1].move
+    assert "sl-last" in classes(pw.board.buttons[last.to_square])
+
+
+def test_a_refused_move_shows_the_engines_reason() -> None:
+    c = PlayController("classic", "random", seed=4)
+    pw = PlayWidget(c)
+    pw.begin.click()
+    c.state = make("A1:rF E4:rX J10:bF E7:b5", turn=RED)
+    pw.refresh()
+    press(pw.board, "E4")
+    press(pw.board, "E6")
+    assert "sl-msg-refused" in pw.message.value and "one square at a time" in pw.message.value
+    assert "sl-selected" in classes(pw.board.buttons[sq("E4")])
+    press(pw.board, "A1")
+    assert "Flag on A1 cannot move" in pw.message.value
+
+
+def test_new_game_and_restore_ask_in_the_widget(tmp_path: Path) -> None:
+    c = PlayController("pocket", "easy", seed=5)
+    pw = PlayWidget(c, save_path=tmp_path / "m.sgn")
+    assert not visible(pw.confirm_row)
+    pw.begin.click()
+    pw.save.click()
+    assert "Saved" in pw.message.value and (tmp_path / "m.sgn").exists()
+    pw.new_game.click()
+    assert visible(pw.confirm_row) and "Abandon" in pw.question.value and c.phase == PLAY
+    pw.no.click()
+    assert not visible(pw.confirm_row) and c.phase == PLAY
+    pw.new_game.click()
+    pw.yes.click()
+    assert c.phase == SETUP and not visible(pw.confirm_row) and not pw.ruleset.disabled
+    pw.begin.click()
+    pw.restore.click()
+    assert visible(pw.confirm_row) and "Replace it" in pw.question.value
+    pw.yes.click()
+    assert "Restored" in pw.message.value and c.phase == PLAY and not visible(pw.confirm_row)
+
+
+def test_a_failed_save_shows_an_error_and_the_game_goes_on(tmp_path: Path) -> None:
+    c = PlayController("pocket", "easy", seed=6)
+    pw = PlayWidget(c, save_path=tmp_path / "missing" / "m.sgn")
+    assert pw.save.disabled and pw.export.disabled  # nothing to save before the match
+    pw.begin.click()
+    pw.save.click()
+    assert "sl-msg-error" in pw.message.value and "Could not save" in pw.message.value
+    piece = pw.board.buttons[c.movable()[0]]
+    piece.click()
+    pw.board.buttons[c.targets[0]].click()
+    assert len(c.log) == 2
+
+
+def test_export_beliefs_and_the_end() -> None:
+    c = PlayController("barrage", "medium", seed=7)
+    pw = PlayWidget(c)
+    assert pw.beliefs.disabled
+    pw.begin.click()
+    assert not pw.beliefs.disabled
+    pw.beliefs.value = True
+    own = [pw.board.buttons[s] for s in c.state.squares(RED)]
+    assert all("sl-belief" in classes(b) and "%" in b.description for b in own)
+    assert "the computer has (almost) found it" in pw.legend.value
+    pw.beliefs.value = False
+    assert not any("sl-belief" in classes(b) for b in own)
+    rng = random.Random(1)
+    while c.phase == PLAY:
+        pw.board.buttons[rng.choice(c.movable())].click()
+        pw.board.buttons[rng.choice(c.targets)].click()
+    assert c.phase == OVER and "Result:" in pw.log_view.value and "Game over" in pw.status.value
+    assert not any("sl-unknown" in classes(b) for b in pw.board.buttons.values())  # all revealed
+    assert not visible(pw.record)
+    pw.export.click()
+    assert visible(pw.record) and sl.read_game(pw.record.value).end().state() == c.state
+
+
+def test_a_refresh_sends_only_what_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    pw = PlayWidget(PlayController("classic", seed=8))
+    sent: list[object] = []
+    monkeypatch.setattr(w.Widget, "send_state", lambda self, key=None: sent.append((self, key)))
+    pw.refresh()
+    assert sent == []
+    press(pw.board, "A1")
+    touched = {id(x) for x, _ in sent}
+    assert id(pw.board.buttons[sq("A1")]) in touched
+    assert not touched & {id(b) for s, b in pw.board.buttons.items() if s != sq("A1")}
+
+
+# -- replay -----------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def game() -> sl.Game:
+    state = play_game(make_player("easy", 1), make_player("easy", 2), "barrage", seed=3)
+    g = sl.Game.from_state(state, {"Red": "A", "Blue": "B"})
+    first = g.next()
+    first.comment = "First move."
+    other = next(m for m in first.state().generate_legal_moves() if m != first.next().move)
+    first.add_variation(other)
+    return g
+
+
+def test_replay_steps_and_the_move_list_follows(game: sl.Game) -> None:
+    c = ReplayController(game)
+    rw = ReplayWidget(c)
+    assert rw.moves.value == 0 and rw.slider.max == c.length == rw.autoplay.max
+    before = {s: (b.description, classes(b)) for s, b in rw.board.buttons.items()}
+    rw.next.click()
+    assert c.index == 1 and rw.moves.value == 1 and rw.slider.value == 1
+    after = {s: (b.description, classes(b)) for s, b in rw.board.buttons.items()}
+    assert before != after and sum("sl-last" in cls for _, cls in after.values()) == 2
+    assert "Move 1 of" in rw.info.value and "First move." in rw.comment_view.value
+    assert rw.comment.value == "First move."
+    rw.last.click()
+    assert c.index == c.length and rw.moves.value == c.length
+    rw.prev.click()
+    assert c.index == c.length - 1
+    rw.first.click()
+    assert c.index == 0
+    rw.slider.value = 5
+    assert c.index == 5 and rw.moves.value == 5
+    rw.moves.value = 2
+    assert c.index == 2 and rw.slider.value == 2
+
+
+def test_replay_perspectives_hide_what_a_side_did_not_know(game: sl.Game) -> None:
+    c = ReplayController(game)
+    rw = ReplayWidget(c)
+    rw.slider.value = 4
+    state = c.node.state()
+    rw.perspective.value = "red"
+    for s, b in rw.board.buttons.items():
+        if state.owner_at(s) == BLUE and not state.is_revealed(s):
+            assert b.description == "?" and "sl-unknown" in classes(b)
+    assert rw.board.children[1] is rw.board.buttons[sq("A10")]
+    rw.perspective.value = "blue"
+    assert rw.board.children[1] is rw.board.buttons[sq("J1")]  # Blue's seat
+    assert all(b.description == "?" for s, b in rw.board.buttons.items()
+               if state.owner_at(s) == RED and not state.is_revealed(s))
+    rw.perspective.value = "all"
+    assert not any("sl-unknown" in classes(b) for b in rw.board.buttons.values())
+
+
+def test_replay_variations_and_annotations(game: sl.Game, tmp_path: Path) -> None:
+    c = ReplayController(sl.read_game(sl.write_game(game)))
+    rw = ReplayWidget(c)
+    rw.next.click()
+    buttons = [b for b in walk(rw.variations) if "sl-variation" in classes(b)]
+    assert len(buttons) == 2 and buttons[0].description.endswith("(main)")
+    buttons[1].click()
+    assert c.index == 2 and not c.node.is_mainline()
+    back = [b for b in walk(rw.variations) if "sl-main-line" in classes(b)]
+    back[0].click()
+    assert c.node.is_mainline()
+    rw.slider.value = 3
+    rw.comment.value = "Look at this."
+    rw.mark.value = "?!"
+    rw.keep.click()
+    assert c.node.comment == "Look at this." and c.mark() == "?!"
+    assert "{…}" in rw.moves.options[3][0] and "?!" in rw.moves.options[3][0]
+    rw.save_path.value = str(tmp_path / "out.sgn")
+    rw.save.click()
+    assert "Saved 1 game" in rw.message.value
+    assert sl.read_game(tmp_path / "out.sgn").mainline()[2].comment == "Look at this."
+
+
+def test_replay_opens_files_and_reports_failures(game: sl.Game, tmp_path: Path) -> None:
+    sl.write_games([game, game], tmp_path / "pair.sgn")
+    (tmp_path / "notes.txt").write_text("not a record")
+    rw = ReplayWidget(folder=tmp_path)
+    assert rw.next.disabled and "Open a record" in rw.info.value
+    assert [label for label, _ in rw.records.options] == ["Shipped records…", "pair.sgn"]
+    rw.records.value = str(tmp_path / "pair.sgn")
+    c = rw.controller
+    assert c.length == len(game.mainline()) and visible(rw.game_choice) and len(rw.game_choice.options) == 2
+    rw.game_choice.value = 1
+    assert c.game_index == 1
+    rw.next.click()
+    rw.path.value = str(tmp_path / "notes.txt")
+    rw.open_button.click()
+    assert "Could not open" in rw.message.value and c.index == 1  # the open record stays
