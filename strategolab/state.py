@@ -766,23 +766,7 @@ class State(Position):
 
     def position(self) -> str:
         """A position string (see :meth:`from_position`) that rebuilds the board, turn and counters."""
-        t = self._t
-        geo = t.geo
-        rows = []
-        for r in range(geo.height - 1, -1, -1):
-            cells = []
-            for c in range(geo.width):
-                s = r * STRIDE + c
-                code = self.board[s]
-                if s in geo.lakes:
-                    cells.append("~")
-                elif not code:
-                    cells.append(".")
-                else:
-                    kind = t.kinds[code & KIND]
-                    cells.append(("b" if code & OWNER else "r") + (self.ruleset.symbol(kind) if kind else "?")
-                                 + ("'" if code & MOVED else "") + ("!" if code & REVEALED else ""))
-            rows.append("".join(cells))
+        rows = ["".join(row) for row in _cells(self, marks=True)]
         return f"{'/'.join(rows)} {'rb'[self.turn]} {self.quiet} {self.ply}"
 
     @classmethod
@@ -878,24 +862,36 @@ def losses(battles: list[tuple[int, Battle]], player: int) -> list[PieceType]:
     return out
 
 
-def _diagram(pos: Position) -> str:
-    """A text board, Blue's back row on top: ``rX`` is a Red Marshal, ``b?`` an unknown Blue piece."""
+def _cells(pos: Position, marks: bool) -> list[list[str]]:
+    """The board as text cells, top row first: ``~`` lake, ``.`` empty, ``r``/``b`` + the piece's symbol
+    (``?`` when a view does not know it), then, with ``marks``, ``'`` if it has moved and ``!`` if revealed."""
     t = pos._t
     geo = t.geo
-    lines = []
+    rows = []
     for r in range(geo.height - 1, -1, -1):
         cells = []
         for c in range(geo.width):
             s = r * STRIDE + c
             code = pos.board[s]
             if s in geo.lakes:
-                cells.append(" ~~")
+                cells.append("~")
             elif not code:
-                cells.append("  .")
+                cells.append(".")
             else:
                 kind = t.kinds[code & KIND]
-                cells.append(" " + ("b" if code & OWNER else "r") + (pos.ruleset.symbol(kind) if kind else "?"))
-        lines.append(f"{r + 1:>2}" + "".join(cells))
+                cell = ("b" if code & OWNER else "r") + (pos.ruleset.symbol(kind) if kind else "?")
+                if marks:
+                    cell += ("'" if code & MOVED else "") + ("!" if code & REVEALED else "")
+                cells.append(cell)
+        rows.append(cells)
+    return rows
+
+
+def _diagram(pos: Position) -> str:
+    """A text board, Blue's back row on top: ``rX`` is a Red Marshal, ``b?`` an unknown Blue piece."""
+    geo = pos._t.geo
+    lines = [f"{geo.height - i:>2}" + "".join(" ~~" if c == "~" else c.rjust(3) for c in row)
+             for i, row in enumerate(_cells(pos, marks=False))]
     lines.append("  " + "".join(f"  {ch}" for ch in COLUMNS[: geo.width]))
     return "\n".join(lines)
 
