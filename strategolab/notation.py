@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator
-from pathlib import Path
 from typing import IO, NamedTuple
 
 from strategolab.board import Square, geometry, parse_square, square_name
 from strategolab.errors import RecordError
+from strategolab.files import atomic_output
 from strategolab.records import _NO_MARKS, MARK_SYMBOLS, MARKS, MAX_MARK, Game, GameNode, normalize_comment
 from strategolab.rules import (
     BLUE,
@@ -829,16 +828,8 @@ def write_games(games: Iterable[Game], target: str | os.PathLike[str] | IO[str])
     """
     if hasattr(target, "write"):
         return _write_all(games, target)  # type: ignore[arg-type]
-    path = Path(target)  # type: ignore[arg-type]
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            count = _write_all(games, f)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    return count
+    with atomic_output(target) as f:  # type: ignore[arg-type]
+        return _write_all(games, f)
 
 
 def _write_all(games: Iterable[Game], f: IO[str]) -> int:
