@@ -19,10 +19,11 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from strategolab import ai
 from strategolab.players import game_seed, make_player, play_game
 from strategolab.rules import BLUE, RED
 
-LEVELS = ("easy", "medium", "hard")
+LEVELS = tuple(ai.LEVELS)  # imported before the workers start, so every worker plays the same code
 
 
 @dataclass

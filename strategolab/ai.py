@@ -15,14 +15,18 @@ what each unknown enemy piece may be (:meth:`ComputerPlayer.beliefs`):
 
 To choose a move it draws complete hidden identities from those beliefs ("worlds"), searches each world a
 few plies with an evaluation of material, information (revealed pieces are worth less) and Flag safety, and
-averages each move's score over the worlds; an attack on an unknown piece is instead scored piece type by
-piece type, weighted by the belief, so the immediate risk is exact.  Root moves come from the view's own
-legal-move list, so the opponent never proposes a move the rules refuse.  Each choice is reproducible: the
-random draws come from the player's seed and the move number only.
+averages each move's score over the worlds.  An attack on an unknown piece is scored piece type by piece
+type, weighted by the belief, so the immediate risk is exact; deeper in the search, too, our attacks on
+unseen pieces count by their expectation, never by what the world happens to hold.  Root moves come from
+the view's own legal-move list, so the opponent never proposes a move the rules refuse; the search is
+depth-limited, and a small penalty for stepping back and forth keeps it from shuffling.  Each choice is
+reproducible: the random draws come from the player's seed and the move number only.
 
-Levels: ``easy`` judges each move one ply deep with uniform priors and a lot of noise; ``medium`` searches
-two plies in six worlds with real priors; ``hard`` adds behavioural evidence, more worlds, and a third ply
-for its most promising moves.  Pure Python; the only imports are the engine's.
+Levels (:data:`LEVELS`): ``easy`` looks one ply deep (and at whether the moved piece can be taken back),
+with uniform priors, one world and a lot of noise; ``medium`` the same with real priors, four worlds and
+little noise; ``hard`` weighs every reply (two plies) in eight worlds, reads behaviour as evidence, models
+what the enemy can know about *our* pieces, and stands in the way of pieces that come for its Flag.  Pure
+Python; the only imports are the engine's.
 """
 
 from __future__ import annotations
@@ -30,11 +34,11 @@ from __future__ import annotations
 import functools
 import heapq
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from strategolab.board import STRIDE, Square, geometry, square_name
-from strategolab.rules import PLAYER_NAMES, BattleResult, PieceType, Ruleset, get_ruleset, resolve_battle
+from strategolab.rules import PLAYER_NAMES, RUN, BattleResult, PieceType, Ruleset, get_ruleset, resolve_battle
 from strategolab.setup_library import choose_setup as _library_setup
 from strategolab.setup_library import placement_weights
 from strategolab.setups import Setup
@@ -49,12 +53,11 @@ _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
 
 @dataclass(frozen=True)
 class Level:
-    """How hard the computer thinks: search effort, what evidence it uses, and how much it errs."""
+    """How hard the computer thinks: search effort, what evidence and knowledge it uses, and how much it errs."""
 
     name: str
-    worlds: int  # hidden-identity samples searched per move; 0: judge each move one ply deep, no sampling
-    depth: int  # plies searched in each world (2: my move and the reply; 3: and my follow-up)
-    deep_moves: int  # with depth 3: how many of the best two-ply moves get the third ply
+    worlds: int  # hidden-identity samples searched per move (at least one is always drawn)
+    depth: int  # plies searched in each world, after which the side to move may still take a piece
     priors: bool  # real setup statistics as priors (else every type is equally likely on every square)
     soft_evidence: bool  # read the enemy's behaviour (approach, flight) as evidence
     opponent_model: bool  # the enemy, too, chooses by what it can know (else: it sees through our pieces)
@@ -63,12 +66,16 @@ class Level:
 
 
 LEVELS: dict[str, Level] = {
-    "easy": Level("easy", worlds=0, depth=1, deep_moves=0, priors=False, soft_evidence=False,
-                  opponent_model=False, guard=0.0, noise=14.0),
-    "medium": Level("medium", worlds=6, depth=2, deep_moves=0, priors=True, soft_evidence=False,
-                    opponent_model=False, guard=0.0, noise=0.5),
-    "hard": Level("hard", worlds=10, depth=3, deep_moves=5, priors=True, soft_evidence=True,
-                  opponent_model=True, guard=80.0, noise=0.5),
+    # One ply: judges each move by what it takes and whether the piece can be taken back; guesses a lot.
+    "easy": Level("easy", worlds=1, depth=1, priors=False, soft_evidence=False, opponent_model=False,
+                  guard=0.0, noise=14.0),
+    # One ply with real priors and several worlds, and few misjudgements.
+    "medium": Level("medium", worlds=4, depth=1, priors=True, soft_evidence=False, opponent_model=False,
+                    guard=0.0, noise=2.0),
+    # Two plies (every reply is weighed), behavioural evidence, a model of what the enemy knows, and
+    # defenders placed in the way of pieces that come for its Flag.
+    "hard": Level("hard", worlds=8, depth=2, priors=True, soft_evidence=True, opponent_model=True,
+                  guard=80.0, noise=0.5),
 }
 
 
@@ -78,7 +85,7 @@ class Candidate:
 
     move: Move
     score: float  # what the choice compared: search value + adjustments + noise
-    search: float  # average over the worlds of the searched value (material, information, Flag safety)
+    search: float  # searched value (material, information, Flag safety) averaged over the worlds, minus now
     adjust: float  # root adjustments: repetition, the quiet-move draw, showing an unmoved piece
     note: str = ""
 
@@ -497,6 +504,8 @@ class _Model:
         self.flag = (False, *(k.is_flag for k in kinds))
         self.mobile = (False, *(k.movable for k in kinds))
         self.draw_limit = rs.draw_limit
+        self.rays = geo.rays
+        self.runs = (False, *(k.mobility == RUN and rs.scout_attacks_after_run for k in kinds))
         own_left = [0] * n
         index = {k.name: i for i, k in enumerate(kinds)}
         for s in view.squares(me):
@@ -508,6 +517,8 @@ class _Model:
                 enemy_left[index[piece.type.name]] += 1
         own_v = piece_values(rs, own_left, enemy_left)
         enemy_v = piece_values(rs, enemy_left, own_left)
+        self.material = (sum(v * c for v, c in zip(own_v, own_left, strict=True))
+                         - sum(v * c for v, c in zip(enemy_v, enemy_left, strict=True)))
         self.values = {me: own_v, 1 - me: enemy_v}
         val = [[0.0] * (n + 1), [0.0] * (n + 1)]
         info = [[0.0] * (n + 1), [0.0] * (n + 1)]
@@ -525,6 +536,7 @@ class _Model:
         # Enemy pieces: the fewer steps they need to reach our Flag (around our Bombs, unless they can
         # defuse them), the worse for us.
         flags = [s for s in view.squares(me) if view.piece_at(s).type.is_flag]  # type: ignore[union-attr]
+        self.flag_square = flags[0] if flags else -1
         if flags:
             plain, defuser = _paths_to(view, flags[0])
             own_blockers = {k.name for k in kinds if not k.movable and not k.is_flag}
@@ -613,6 +625,22 @@ class _Model:
                 if d:
                     row[sq] += weight * threat * 0.6 ** d
             pst[me][a + 1] = row
+
+    def flag_exposed(self, board: list[int]) -> bool:
+        """Could an enemy piece strike our Flag right now (a neighbour, or a Scout down an open line)?"""
+        fs = self.flag_square
+        if fs < 0:
+            return False
+        enemy = (1 - self.me) << 5
+        mobile, runs = self.mobile, self.runs
+        for ray in self.rays[fs]:
+            for i, s in enumerate(ray):
+                c = board[s]
+                if c:
+                    if c & OWNER == enemy and mobile[c & KIND] and (i == 0 or runs[c & KIND]):
+                        return True
+                    break
+        return False
 
     def static(self, board: list[int], land: Sequence[Square]) -> float:
         """The evaluation of a whole board from our side: material + square tables - information given away."""
@@ -886,7 +914,13 @@ class _Search:
         a = board[prev_to] if prev_to >= 0 else 0
         if a and a & OWNER == bit and mobile[a & KIND]:
             options += [(prev_to, s) for s in m.neighbours[prev_to] if (c := board[s]) and c & OWNER != bit]
-        return self.best_capture(score, options, p == m.me)
+        value = self.best_capture(score, options, p == m.me)
+        return value if p == m.me else self.exposed(value, score)
+
+    def exposed(self, value: float, score: float) -> float:
+        """With the enemy to move: our Flag within its reach counts as half lost (it may not know it is the
+        Flag), unless what it can do otherwise is worse for us."""
+        return min(value, score - WIN / 2) if self.m.flag_exposed(self.board) else value
 
     def leaf_after_quiet(self, score: float, last_to: Square) -> float:
         """After a quiet move away from the enemy: the opponent's best capture by its last-moved piece."""
@@ -899,7 +933,8 @@ class _Search:
         options = []
         if a and a & OWNER == bit and m.mobile[a & KIND]:
             options = [(last_to, s) for s in m.neighbours[last_to] if (c := board[s]) and c & OWNER != bit]
-        return self.best_capture(score, options, p == m.me)
+        value = self.best_capture(score, options, p == m.me)
+        return value if p == m.me else self.exposed(value, score)
 
     def best_capture(self, score: float, options: list[tuple[Square, Square]], ours: bool) -> float:
         """The score after the best of these attacks for the side to move, or standing pat if none pays.
@@ -1008,19 +1043,15 @@ class ComputerPlayer:
         land = view.geometry.land
         roots = [model.static(w.board, land) for w in worlds]
         searches = [_Search(model, w, beliefs, theirs) for w in worlds]
-        depth = min(level.depth, 2)
-        values = {mv: self._evaluate(mv, searches, roots, beliefs, view, depth) for mv in legal}
-        if level.depth > 2 and level.deep_moves:
-            best = sorted(legal, key=lambda mv: values[mv], reverse=True)[:level.deep_moves]
-            values = {mv: self._evaluate(mv, searches, roots, beliefs, view, level.depth) for mv in best}
-            legal = best
-        adjust = _adjustments(view, model, roots[0])
+        values = {mv: self._evaluate(mv, searches, roots, beliefs, view, level.depth) for mv in legal}
+        adjust = _adjustments(view, model)
+        mean_root = sum(roots) / len(roots)
         cands = []
         for mv in legal:
             a = adjust(mv)
             noise = rng.gauss(0.0, level.noise) if level.noise else 0.0
-            cands.append(Candidate(mv, values[mv] - sum(roots) / len(roots) + a + noise, values[mv], a,
-                                   "attack" if view.board[mv.to_square] else ""))
+            v = values[mv] - mean_root
+            cands.append(Candidate(mv, v + a + noise, v, a, "attack" if view.board[mv.to_square] else ""))
         cands.sort(key=lambda c: c.score, reverse=True)
         choice = cands[0].move
         flag_index = next((i for i, k in enumerate(kinds) if k.is_flag), None)
@@ -1087,7 +1118,7 @@ def _world(base: State, view: View, squares: Sequence[Square], ids: Sequence[int
     return w
 
 
-def _adjustments(view: View, model: _Model, root: float):  # -> Callable[[Move], float]
+def _adjustments(view: View, model: _Model) -> Callable[[Move], float]:
     """Root-only corrections the shallow search cannot see: do not shuffle back and forth, press for a
     battle as the quiet-move draw nears while ahead, and do not show an unmoved piece is no Bomb for nothing."""
     mine = [m for i, m in enumerate(view.move_stack) if (len(view.move_stack) - i) % 2 == 0][-6:]
@@ -1097,7 +1128,7 @@ def _adjustments(view: View, model: _Model, root: float):  # -> Callable[[Move],
     urgency = 0.0
     if limit is not None and view.quiet > limit // 3:
         x = (view.quiet - limit // 3) / (limit - limit // 3)
-        urgency = 80.0 * x * x * (1.0 if root > 30 else 0.3)
+        urgency = 80.0 * x * x * (1.0 if model.material > 30 else 0.3)
     board = view.board
 
     def adjust(mv: Move) -> float:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from strategolab.board import geometry
 from strategolab.errors import StrategolabError
-from strategolab.rules import RED, Ruleset, get_ruleset
+from strategolab.rules import RED, STEP, Ruleset, get_ruleset
 from strategolab.setups import Setup
 
 # Authoring codes, one character per square (notation-independent: turned into piece names at once).
@@ -45,12 +45,13 @@ _CLASSIC_PLANS: dict[str, tuple[str, str]] = {
                     "2652292562/5X7S36773B/4B3B8458B4/BFB3246322"),
 }
 _BARRAGE_PLANS: dict[str, tuple[str, str]] = {
-    "hidden-corner": ("Flag in the back-left corner with the Bomb beside it",
-                      "...9..2.../....S.X.../...2....../FB..3....."),
-    "bluff-bomb": ("A lone Bomb in a corner as a decoy, the Flag on an ordinary back-row square",
-                   "..2....9../...X..S.../....3...2./B.....F..."),
-    "forward": ("Marshal and General in the front row, Flag in the middle of the back row with the Bomb",
-                "..X..2.9../...S...3../..2......./....FB...."),
+    "hidden-corner": ("Flag in the back-left corner, the Bomb beside it and the Miner in front of it",
+                      "..2....2../...9.X..../3...S...../FB........"),
+    "bluff-bomb": ("A lone Bomb in the far corner as a decoy; the Flag in the middle of the back row between "
+                   "the Miner and the Spy, the General in front of it",
+                   "..2....2../....X...../....9...../...3FS...B"),
+    "forward": ("Marshal and General in the front row; the Flag in the back-right corner behind the Bomb and "
+                "the Miner", "..X....9../.2......2./.........3/....S...BF"),
 }
 _POCKET_PLANS: dict[str, tuple[str, str]] = {
     "corner-mines": ("Flag in a back corner covered by both Mines", "M25321/FM3141"),
@@ -191,7 +192,9 @@ def statistical_setup(ruleset: str | Ruleset | None = None, rng: random.Random |
     a few Flag squares far more than one-in-a-table suggests); then each neighbour of the Flag gets a Bomb
     with chance ``shield`` while Bombs last, because frequencies per square alone would scatter the Bombs
     and leave the Flag open, unlike real setups.  Every other piece, rarest first and from the strongest
-    down, goes to a free square drawn with the frequency real players put that piece there.
+    down, goes to a free square drawn with the frequency real players put that piece there; where the army
+    does not fill the zone (barrage), a free square next to the Flag is much likelier for pieces that step,
+    so no Scout finds an open lane to it.
     """
     rs = get_ruleset(ruleset)
     rnd = rng if isinstance(rng, random.Random) else random.Random(rng)
@@ -202,6 +205,7 @@ def statistical_setup(ruleset: str | Ruleset | None = None, rng: random.Random |
                                                        rs.army[i][1], -rs.army[i][0].strength))
     pieces: list = [None] * n
     left = {i: rs.army[i][1] for i in order}
+    flag_at: int | None = None
     for i in order:
         kind = rs.army[i][0]
         if kind.is_flag and left[i]:
@@ -215,7 +219,11 @@ def statistical_setup(ruleset: str | Ruleset | None = None, rng: random.Random |
                     pieces[j] = rs.army[blocker][0]
                     left[blocker] -= 1
         while left[i]:
-            j = _draw([0.0 if pieces[j] is not None else weights[i][j] for j in range(n)], rnd)
+            w = [0.0 if pieces[j] is not None else weights[i][j] for j in range(n)]
+            if flag_at is not None and kind.mobility == STEP:
+                for j in near[flag_at]:  # where the army leaves room: a piece stands in front of the Flag
+                    w[j] *= 20.0
+            j = _draw(w, rnd)
             pieces[j] = kind
             left[i] -= 1
     return Setup(rs, tuple(pieces))
