@@ -238,10 +238,16 @@ def play_a_move(pg: Page, lab: Lab) -> None:
     log = pg.inner_text(".sl-play .sl-log")
     assert "Computer (Blue)" in log and "You (Red)" in log, log
     assert moved_to.removeprefix("sl-square-") in log, (moved_to, log)
+    status = pg.inner_text(".sl-play .sl-status").lower()
+    if "game over" in status:
+        # The notebook deploys a random setup from a random seed; once in a while its Flag stands where the
+        # computer's first reply takes it.  Then every piece is revealed and the result is in the log.
+        assert "result" in log.lower() and not pg.locator(".sl-play .sl-square.sl-unknown").count(), log
+        return
     # The computer's pieces stay hidden: "?" on every Blue piece not yet revealed.
     hidden = pg.locator(".sl-play .sl-square.sl-blue.sl-unknown")
     assert hidden.count() > 0 and set(hidden.all_inner_texts()) == {"?"}
-    assert "your move" in pg.inner_text(".sl-play .sl-status").lower()
+    assert "your move" in status
 
 
 def test_replay_notebook_in_the_browser(page: Page, lab: Lab) -> None:
