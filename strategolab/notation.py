@@ -66,7 +66,7 @@ _MOVE_PARTS = re.compile(r"([A-Za-z][0-9]{1,2})([-x])([A-Za-z][0-9]{1,2})")
 _BATTLE_PARTS = re.compile(r"(10|.)([<>=])(10|.)", re.DOTALL)
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _NON_SPACE = re.compile(r"\S")
-_HEADER = re.compile(r'\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*"((?:[^"\\]|\\.)*)"[ \t]*\]\s*')
+_HEADER = re.compile(r'\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*"((?:[^"\\\r]|\\[^\r])*)"[ \t]*\]\s*')
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 
 # Where a comment goes: the game (before any move), the last move, or the next move (after "(" or a number).
@@ -302,6 +302,9 @@ def _header_problem(line: str) -> tuple[int, str]:
         return j + 1, f"found {_show(line[j:])}, expected a quoted value after the header name {key.group()}"
     k = j + 1
     while k < len(line) and line[k] != '"':
+        if line[k] == "\r" or line[k:k + 2] == "\\\r":
+            return k + 1 + (line[k] != "\r"), ("found a carriage return inside the header value, expected one "
+                                               "line of text (a line break of an old Mac file?)")
         k += 2 if line[k] == "\\" else 1
     if k >= len(line):
         return len(line) + 1, "found the end of the line, expected '\"' to close the header value"

@@ -7,6 +7,8 @@ import random
 from collections import Counter
 from pathlib import Path
 
+from hypothesis import settings
+
 from strategolab import (
     BLUE,
     RED,
@@ -21,6 +23,13 @@ from strategolab import (
     get_ruleset,
     parse_square,
 )
+
+# Property tests: CI runs a fixed sequence of examples (same inputs every run, so a red CI is reproducible
+# and a green one is not luck); HYPOTHESIS_PROFILE=explore draws fresh random examples on every run
+# (run it in a loop to hunt for new failures locally).
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # The shared Gravon archive: ../shared/data/gravon beside the repository (CI always has it), or wherever
 # STRATEGOLAB_GRAVON points.  Tests that need it skip with a message when it is absent.

@@ -31,6 +31,6 @@ def test_public_names_exist() -> None:
                     reason="ruff is not installed")
 def test_sources_are_ruff_clean() -> None:
     ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
-    out = subprocess.run([ruff, "check", "strategolab", "tests", "benchmarks"], capture_output=True, text=True,
-                         cwd=ROOT)
+    out = subprocess.run([ruff, "check", "strategolab", "tests", "benchmarks", "notebooks"], capture_output=True,
+                         text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
