@@ -1,6 +1,6 @@
 """Tournament of the computer levels: each level against the random player and against each other level.
 
-    python benchmarks/tournament.py [--games 40] [--ruleset classic] [--processes 2] [--seed 2026]
+    python benchmarks/tournament.py [--games 60] [--ruleset classic] [--processes 2] [--seed 2026]
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible.  Prints, per pairing, wins/draws/losses of the first-named player, the average game length in
@@ -83,7 +83,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
+    parser.add_argument("--games", type=int, default=60, help="games per pairing (default 60: about 13 min)")
     parser.add_argument("--ruleset", default="classic")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=2026)
@@ -141,8 +141,9 @@ def main() -> None:
         if (level, "random") in summary:
             w, d, lo = summary[level, "random"]
             checks.append((f"{level} wins >= 99% against random", w / (w + d + lo) >= 0.99, f"{w}/{w + d + lo}"))
-    for i in range(len(LEVELS) - 1):
-        pair = (LEVELS[i + 1], LEVELS[i])
+    ladder = ("random", *LEVELS)
+    for i in range(len(ladder) - 1):
+        pair = (ladder[i + 1], ladder[i])
         if pair in summary:
             w, d, lo = summary[pair]
             rate = w / (w + lo) if w + lo else 0.0

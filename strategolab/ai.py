@@ -22,11 +22,11 @@ the view's own legal-move list, so the opponent never proposes a move the rules 
 depth-limited, and a small penalty for stepping back and forth keeps it from shuffling.  Each choice is
 reproducible: the random draws come from the player's seed and the move number only.
 
-Levels (:data:`LEVELS`): ``easy`` looks one ply deep (and at whether the moved piece can be taken back),
-with uniform priors, one world and a lot of noise; ``medium`` the same with real priors, four worlds and
-little noise; ``hard`` weighs every reply (two plies) in eight worlds, reads behaviour as evidence, models
-what the enemy can know about *our* pieces, and stands in the way of pieces that come for its Flag.  Pure
-Python; the only imports are the engine's.
+Levels (:data:`LEVELS`): ``easy`` judges a move only by its own battle, with uniform priors, one world
+and a lot of noise; ``medium`` also checks whether the moved piece can be taken back (and whether its Flag
+is left open), with real priors, four worlds and little noise; ``hard`` weighs every reply (two plies) in
+eight worlds, reads behaviour as evidence, models what the enemy can know about *our* pieces, and stands in
+the way of pieces that come for its Flag.  Pure Python; the only imports are the engine's.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from strategolab.rules import PLAYER_NAMES, RUN, BattleResult, PieceType, Rulese
 from strategolab.setup_library import choose_setup as _library_setup
 from strategolab.setup_library import placement_weights
 from strategolab.setups import Setup
-from strategolab.state import KIND, OWNER, REVEALED, Move, Piece, State
+from strategolab.state import KIND, OWNER, REVEALED, Battle, Move, Piece, State
 from strategolab.views import View
 
 WIN = 2000.0  # a captured Flag, in the same units as the material values (about a whole army)
@@ -58,6 +58,7 @@ class Level:
     name: str
     worlds: int  # hidden-identity samples searched per move (at least one is always drawn)
     depth: int  # plies searched in each world, after which the side to move may still take a piece
+    # (0: only the move's own battle counts, not the reply)
     priors: bool  # real setup statistics as priors (else every type is equally likely on every square)
     soft_evidence: bool  # read the enemy's behaviour (approach, flight) as evidence
     opponent_model: bool  # the enemy, too, chooses by what it can know (else: it sees through our pieces)
@@ -66,10 +67,10 @@ class Level:
 
 
 LEVELS: dict[str, Level] = {
-    # One ply: judges each move by what it takes and whether the piece can be taken back; guesses a lot.
-    "easy": Level("easy", worlds=1, depth=1, priors=False, soft_evidence=False, opponent_model=False,
+    # Judges each move only by what it takes (or risks in its own battle), guesses where pieces stand.
+    "easy": Level("easy", worlds=1, depth=0, priors=False, soft_evidence=False, opponent_model=False,
                   guard=0.0, noise=14.0),
-    # One ply with real priors and several worlds, and few misjudgements.
+    # Also looks at whether the moved piece can be taken back; real priors, several worlds, little noise.
     "medium": Level("medium", worlds=4, depth=1, priors=True, soft_evidence=False, opponent_model=False,
                     guard=0.0, noise=2.0),
     # Two plies (every reply is weighed), behavioural evidence, a model of what the enemy knows, and
@@ -210,7 +211,7 @@ def read_history(view: View) -> History:
     return History(origin, {pid: ev for pid, ev in events.items() if pid < 1 << 16})
 
 
-def _replay(board: dict[Square, int], revealed: set[int], f: Square, t: Square, battle: object) -> None:
+def _replay(board: dict[Square, int], revealed: set[int], f: Square, t: Square, battle: Battle | None) -> None:
     """Apply one public move to a board of piece ids (battle outcome from the public battle record)."""
     mover = board.pop(f)
     if battle is None:
@@ -218,7 +219,7 @@ def _replay(board: dict[Square, int], revealed: set[int], f: Square, t: Square, 
         if abs(t - f) not in (1, STRIDE):
             revealed.add(mover)  # a run of several squares shows a Scout
         return
-    result = battle.result  # type: ignore[attr-defined]
+    result = battle.result
     if result == BattleResult.ATTACKER_WINS:
         board[t] = mover
         revealed.add(mover)
@@ -489,6 +490,7 @@ class _Model:
     PULL = 0.12  # weight of the pull towards targets a piece should attack
     PULL_DECAY = 0.8  # per step of distance
     FLAG_PULL = 400.0  # how much an enemy Flag is worth as a target
+    COVER = 40.0  # our movable piece next to our Flag
     DANGER = 120.0  # enemy piece next to our Flag
     DANGER_DECAY = 0.55
 
@@ -582,21 +584,29 @@ class _Model:
             for g, s in gains[:6]:
                 w = self.PULL * g
                 for sq, d in dist[s].items():
-                    v = w * decay[min(d, 63)]
-                    if v > row[sq]:
-                        row[sq] = v
+                    pull = w * decay[min(d, 63)]
+                    if pull > row[sq]:
+                        row[sq] = pull
             pst[me][a + 1] = row
-        if flags and guard:
-            self._guard(view, flags[0], targets, own_left, guard, pst)
+        if flags:
+            # A piece next to our Flag keeps the way to it shut (Scouts' lanes included): do not leave lightly.
+            for a in range(n):
+                if kinds[a].movable and own_left[a]:
+                    row = pst[me][a + 1][:]
+                    for sq in geo.neighbours[flags[0]]:
+                        row[sq] += self.COVER
+                    pst[me][a + 1] = row
+            if guard:
+                self._guard(plain, defuser, targets, own_left, guard, pst)
         self.pst = pst
 
-    def _guard(self, view: View, flag: Square, targets: list[tuple[Square, list[float]]], own_left: list[int],
-               weight: float, pst: list[list[list[float]]]) -> None:
+    def _guard(self, plain: dict[Square, int], defuser: dict[Square, int], targets: list[tuple[Square, list[float]]],
+               own_left: list[int], weight: float, pst: list[list[list[float]]]) -> None:
         """Pull the pieces that can stop an intruder towards our Flag, the more the closer an enemy piece
-        that could take it has come: following an intruder is too late, standing in its way is not."""
+        that could take it has come: following an intruder is too late, standing in its way is not.
+        ``plain``/``defuser``: steps to our Flag around our Bombs and through them (:func:`_paths_to`)."""
         kinds = self.rs.piece_types
         me = self.me
-        plain, defuser = _paths_to(view, flag)
         blockers = {k.name for k in kinds if not k.movable and not k.is_flag}
         defusers = [k for k in kinds if k.movable and k.beats_when_attacking & blockers]
         threat = 0.0
@@ -778,6 +788,8 @@ class _Search:
         d, final = self.m.delta(self.board, *move)
         if final is not None:
             return final
+        if depth <= 0:
+            return score + d  # no look at the reply at all
         return self.play(move, depth - 1, -_INF, _INF, score + d, last_to)
 
     def play(self, move: Move, depth: int, alpha: float, beta: float, score: float, last_to: Square) -> float:

@@ -15,11 +15,15 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from strategolab.board import geometry
+from strategolab.board import STRIDE, geometry
 from strategolab.errors import StrategolabError
 from strategolab.rules import RED, STEP, Ruleset, get_ruleset
 from strategolab.setups import Setup
+
+if TYPE_CHECKING:
+    from strategolab.setupstats import SetupStats
 
 # Authoring codes, one character per square (notation-independent: turned into piece names at once).
 _CLASSIC_CODE = {"X": "Marshal", "9": "General", "8": "Colonel", "7": "Major", "6": "Captain", "5": "Lieutenant",
@@ -69,7 +73,7 @@ def _build(ruleset: Ruleset, code: dict[str, str], text: str) -> Setup | None:
         return None
     sizes: dict[int, int] = {}
     for sq in squares:
-        sizes[sq // 16] = sizes.get(sq // 16, 0) + 1
+        sizes[sq // STRIDE] = sizes.get(sq // STRIDE, 0) + 1
     if [len(r) for r in rows] != list(sizes.values()):
         return None
     try:
@@ -80,21 +84,24 @@ def _build(ruleset: Ruleset, code: dict[str, str], text: str) -> Setup | None:
     return setup if setup.is_valid() else None
 
 
-@functools.cache
 def library(ruleset: str | Ruleset | None = None) -> dict[str, Setup]:
     """The named ready-made setups that fit ``ruleset`` (its board and army), by plan name.
 
     Classic, ``isf``, ``original-1961`` and any custom rule set with the classic army and board share the
     classic plans; barrage and pocket have their own.  A rule set nothing fits gets an empty library.
     """
-    rs = get_ruleset(ruleset)
-    out: dict[str, Setup] = {}
+    return dict(_library(get_ruleset(ruleset)))
+
+
+@functools.cache
+def _library(rs: Ruleset) -> tuple[tuple[str, Setup], ...]:
+    out = []
     for code, plans in _FAMILIES:
         for name, (_, text) in plans.items():
             setup = _build(rs, code, text)
             if setup is not None:
-                out[name] = setup
-    return out
+                out.append((name, setup))
+    return tuple(out)
 
 
 def describe(plan: str) -> str:
@@ -113,7 +120,7 @@ def mirrored(setup: Setup) -> Setup | None:
     index = {sq: i for i, sq in enumerate(squares)}
     pieces: list = [None] * len(squares)
     for i, sq in enumerate(squares):
-        twin = (sq // 16) * 16 + (geo.width - 1 - sq % 16)
+        twin = (sq // STRIDE) * STRIDE + (geo.width - 1 - sq % STRIDE)
         if twin not in index:
             return None
         pieces[index[twin]] = setup.pieces[i]
@@ -163,13 +170,13 @@ def placement_weights(ruleset: str | Ruleset | None = None) -> tuple[tuple[float
 def _depths(rs: Ruleset) -> list[float]:
     """For each reading-order setup square: 0.0 on the front row ... 1.0 on the back row."""
     squares = geometry(rs).setup_squares[RED]
-    order = sorted({sq // 16 for sq in squares}, reverse=True)  # Red's front row first
+    order = sorted({sq // STRIDE for sq in squares}, reverse=True)  # Red's front row first
     span = max(1, len(order) - 1)
-    return [order.index(sq // 16) / span for sq in squares]
+    return [order.index(sq // STRIDE) / span for sq in squares]
 
 
-def _stats_for(rs: Ruleset):  # -> SetupStats | None (imported lazily: the table is read on first use)
-    """The shipped statistics table whose army and setup zone match ``rs``, if any."""
+def _stats_for(rs: Ruleset) -> SetupStats | None:
+    """The shipped statistics table whose army and setup zone match ``rs``, if any (read on first use)."""
     from strategolab import setupstats
     from strategolab.rules import BARRAGE, CLASSIC
 
