@@ -1,4 +1,5 @@
-"""Throughput of the kit's notation: reading (every move checked by the engine) and writing.
+"""Throughput of the kit's notation: reading (every move checked by the engine), scanning (headers, start
+position and moves, no replay: the like-for-like match for the Gravon XML reader) and writing.
 
     python benchmarks/records.py [--games 300] [--seed 1] [--repeat 5] [--archive ../shared/data/gravon]
 
@@ -21,7 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import strategolab as sl
-from strategolab.notation import read_games, write_game, write_games
+from strategolab.notation import read_games, scan_games, write_game, write_games
 from strategolab.records import MARK_SYMBOLS, Game, GameNode
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,9 +110,10 @@ def corpus_figures(label: str, games: list[Game], repeat: int) -> None:
     runs: dict[str, list[float]] = {}
     for _ in range(repeat):
         timed(runs, "read", lambda: sum(1 for _ in read_games(text)))
+        timed(runs, "scan", lambda: sum(1 for _ in scan_games(text)))
         timed(runs, "write", lambda: [write_game(g) for g in games])
     print(f"{label}: {len(games)} games, {moves:,} moves, {len(text) / 1e6:.1f} MB of text")
-    for what in ("read", "write"):
+    for what in ("read", "scan", "write"):
         secs = statistics.median(runs[what])
         print(f"  {what:<5} median {secs:6.3f} s = {rate(len(games), secs)} games/s, {rate(moves, secs)} moves/s"
               f"   (runs: {', '.join(f'{s:.3f}' for s in runs[what])})")
@@ -167,6 +169,7 @@ def gravon_figures(archive: Path, repeat: int, limit: int) -> None:
             timed(runs, "Gravon parse + checked replay", parse_and_replay)
             timed(runs, "checked replay alone", replay_only)
             timed(runs, "notation read (checked)", lambda: sum(1 for _ in read_games(path, rulesets=rulesets)))
+            timed(runs, "notation scan (no replay)", lambda: sum(1 for _ in scan_games(path, rulesets=rulesets)))
             timed(runs, "notation write", lambda: write_games(games, Path(tmp) / "out.sgn"))
     print(f"Gravon sample {source.name}: {len(parsed)} classic/barrage games ({raw_moves:,} moves); "
           f"{len(games)} were converted ({moves:,} moves, {skipped} skipped, "
@@ -184,6 +187,9 @@ def gravon_figures(archive: Path, repeat: int, limit: int) -> None:
           f"parse + checked replay;")
     print(f"  its own parsing (read minus the engine's replay) costs {own * 1e6:.2f} us/move against "
           f"{per_move['Gravon XML parse'] * 1e6:.2f} us/move for the XML parse")
+    scan = per_move["notation scan (no replay)"]
+    print(f"  like for like without the engine (headers, start position, moves): the notation scan takes "
+          f"{scan / per_move['Gravon XML parse']:.2f}x the Gravon XML parse per move")
 
 
 def _readable(path: Path, rulesets: list[sl.Ruleset]) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import IO, NamedTuple
 
 from strategolab.board import Square, geometry, parse_square, square_name
@@ -105,6 +106,9 @@ class GameReader:
         self.errors: list[RecordError] = []
         self.rulesets: dict[str, Ruleset] = {**RULESETS, **EXTRA_RULESETS, **{r.name: r for r in rulesets}}
         self._source = source
+        self._after_init()
+
+    def _after_init(self) -> None:
         self._games: Generator[Game, None, None] = self._read()
 
     def __iter__(self) -> Iterator[Game]:
@@ -571,6 +575,64 @@ class _Moves:
             raise error(end, "found the end of the game, expected a result: 1-0, 0-1, 1/2-1/2 or *")
         self.check_result(state, result, result_at)
 
+    def scan(self, moves: list[Move]) -> str:
+        """The main line's moves appended to ``moves`` without the engine, and the result: what a bulk load
+        needs.  Move numbers, battle annotations and legality are not checked (:meth:`read` checks them)."""
+        text = self.text
+        table = _move_table(self.game.ruleset)
+        if _SCAN_PLAIN.fullmatch(text) is not None:
+            get = table.get
+            for tok in _SCAN_MOVE.findall(text):
+                entry = get(tok)
+                moves.append(entry[0] if entry is not None else self.odd_move(tok, text.find(tok))[0])
+            result = text.split()[-1]
+            return self.check_header_result(result, len(text.rstrip()) - len(result))
+        error = self.error
+        depth = 0
+        main = 0  # main-line moves since the last '(' at depth 0 could branch off
+        for m in _TOKEN.finditer(text):
+            kind = m.lastgroup
+            if kind == "move" or kind == "suffix":
+                if not depth:
+                    tok = m.group("move")
+                    entry = table.get(tok) or self.odd_move(tok, m.start("move"))
+                    moves.append(entry[0])
+                    main += 1
+            elif kind == "open":
+                if not depth and not main:
+                    raise error(m.start("open"), "found '(', expected a move first: a variation is an "
+                                                 "alternative to the move before it")
+                depth += 1
+            elif kind == "close":
+                if not depth:
+                    raise error(m.start("close"), "found ')', expected a '(' before it: no variation is open")
+                depth -= 1
+            elif kind == "result":
+                if depth:
+                    raise error(m.start("result"), f"found the result {m.group('result')}, expected ')' to "
+                                                   f"close the variation")
+                rest = _NON_SPACE.search(text, m.end())
+                if rest is not None:
+                    raise error(rest.start(), f"found {_show(text[rest.start():])} after the result, expected "
+                                              f"the end of the game (the next game starts with its headers)")
+                return self.check_header_result(m.group("result"), m.start("result"))
+            elif kind == "unclosed":
+                raise error(m.start("unclosed"), "found '{' that is never closed, expected '}' to end the comment")
+            elif kind == "bad":
+                raise error(m.start("bad"), self.bad_token(m.group("bad")))
+        end = len(text.rstrip())
+        if depth:
+            raise error(end, "found the end of the game, expected ')' to close a variation")
+        raise error(end, "found the end of the game, expected a result: 1-0, 0-1, 1/2-1/2 or *")
+
+    def check_header_result(self, result: str, at: int) -> str:
+        """The result token must match the ``[Result]`` header (the scan's only check of the result)."""
+        declared = self.game.headers.get("Result")
+        if declared is not None and declared != result:
+            raise self.error(at, f"found the result {result}, expected {declared} as the [Result] header says")
+        self.game.headers["Result"] = result
+        return result
+
     def odd_move(self, tok: str, at: int) -> tuple[Move, bool]:
         """A move the table does not know (lower case, off the board, diagonal): squares parsed here, the
         engine explains the rest."""
@@ -647,6 +709,11 @@ class _Moves:
 
 _SUFFIX_MARKS = {s: frozenset({n}) for s, n in MARKS.items()}
 _PLAIN = re.compile(r"[^{}()$!?]*")  # move text the fast path may try
+# Plain move text as the scan's fast path takes it: moves, move numbers and battles, then the result.
+_SCAN_PLAIN = re.compile(r"""\s*+(?:(?:[A-Za-z][0-9]{1,2}[-x][A-Za-z][0-9]{1,2}|[0-9]{1,5}\.(?:\.\.)?
+                              |(?:10|[^\s(){}$<>=])[<>=](?:10|[^\s(){}$<>=]))\s++)*+(?:1-0|0-1|1/2-1/2|\*)\s*+""",
+                         re.VERBOSE)
+_SCAN_MOVE = re.compile(r"[A-Za-z][0-9]{1,2}[-x][A-Za-z][0-9]{1,2}")
 _PLIES = {f"{n}{dots}": 2 * n - (2 if dots == "." else 1) for n in range(1, 5001) for dots in (".", "...")}
 
 
@@ -678,6 +745,90 @@ def read_game(source: Source, *, name: str | None = None, rulesets: Iterable[Rul
     if len(games) != 1:
         raise RecordError(f"found {len(games)} games, expected exactly one (read_games reads many)", reader.name)
     return games[0]
+
+
+@dataclass(eq=False)
+class ScannedGame:
+    """One record as :func:`scan_games` reads it: headers, start position and the main line's moves, with no
+    tree and no replay.  ``game()`` replays it into a checked :class:`~strategolab.records.Game`."""
+
+    headers: dict[str, str]  # every header but the start position's, with ``Result`` always set
+    start: State
+    moves: list[Move]  # the main line (variations skipped)
+    line: int  # the line its headers begin on
+    errors: list[RecordError] = field(default_factory=list)  # in lenient mode: what was wrong with it
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return self.start.ruleset
+
+    @property
+    def result(self) -> str:
+        return self.headers.get("Result", "*")
+
+    def game(self) -> Game:
+        """The main line as a game tree, every move checked by the engine (raises ``IllegalMoveError``)."""
+        game = Game(self.start, self.headers)
+        game.add_line(self.moves)
+        return game
+
+    def __repr__(self) -> str:
+        return (f"<ScannedGame {self.headers.get('Red', '?')} v {self.headers.get('Blue', '?')}, "
+                f"{self.ruleset.name}, {len(self.moves)} moves, {self.result}>")
+
+
+class GameScanner(GameReader):
+    """Like :class:`GameReader`, but yields :class:`ScannedGame` items: headers and the start position are
+    checked as always; the move text is only tokenised (comments and variations skipped)."""
+
+    def __iter__(self) -> Iterator[ScannedGame]:  # type: ignore[override]
+        return self
+
+    def __next__(self) -> ScannedGame:  # type: ignore[override]
+        return next(self._scans)
+
+    def __enter__(self) -> GameScanner:
+        return self
+
+    def close(self) -> None:
+        self._scans.close()
+
+    def _after_init(self) -> None:
+        self._scans: Generator[ScannedGame, None, None] = self._scan()
+
+    def _scan(self) -> Generator[ScannedGame, None, None]:
+        chunks = self._chunks()
+        while True:
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                return
+            except RecordError as e:
+                self._fail(e)
+                return
+            scanned: ScannedGame | None = None
+            try:
+                for problem in chunk.problems:
+                    self._fail(problem)
+                game, where = self._start(chunk)
+                line = chunk.headers[0][0] if chunk.headers else chunk.body_line
+                scanned = ScannedGame(game.headers, game._start, [], line, list(chunk.problems))
+                _Moves(self, game, chunk, where).scan(scanned.moves)
+            except RecordError as e:
+                self._fail(e)
+                if scanned is not None:
+                    scanned.errors.append(e)
+            if scanned is not None:
+                yield scanned
+
+
+def scan_games(source: Source, *, strict: bool = True, name: str | None = None,
+               rulesets: Iterable[Ruleset] = ()) -> GameScanner:
+    """The games in ``source`` for bulk loading: headers, start position and main-line moves, several times
+    faster than :func:`read_games` because nothing is replayed.  The start position and the syntax are
+    checked (errors as :func:`read_games` gives them); move numbers, battle annotations and whether each
+    move is legal are not: use :func:`read_games` (or :meth:`ScannedGame.game`) for that."""
+    return GameScanner(source, strict=strict, name=name, rulesets=rulesets)
 
 
 # -- writing ------------------------------------------------------------------------------------------

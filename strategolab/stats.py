@@ -299,18 +299,19 @@ def _read_gravon_unit(files: Sequence[str], moves: bool) -> tuple[Columns, Colum
 
 
 def _read_records_unit(files: Sequence[str], moves: bool) -> tuple[Columns, Columns | None]:
-    """Read records in the kit's notation (leniently: problems become error messages)."""
-    from strategolab.notation import read_games
+    """Scan records in the kit's notation (leniently: problems become error messages).  Like the Gravon
+    path, the moves are not replayed here: ``strategolab validate`` checks a corpus move by move."""
+    from strategolab.notation import scan_games
 
     out = _Collector(moves)
     for file in files:
         name = Path(file).name
-        with read_games(Path(file), strict=False, name=name) as reader:
+        with scan_games(Path(file), strict=False, name=name) as reader:
             for number, game in enumerate(reader, 1):
                 start = game.start
                 rs = game.ruleset
                 board = {sq: (p.owner, p.type.name) for sq in start.squares() if (p := start.piece_at(sq))}
-                played = [(m.from_square, m.to_square) for m in game.mainline_moves()]
+                played = [(m.from_square, m.to_square) for m in game.moves]
                 out.add(source=f"{name}#{number}", variant=rs.name, result=game.result, result_type=None,
                         termination=game.headers.get("Termination", ""),
                         players=(game.headers.get("Red", ""), game.headers.get("Blue", "")),

@@ -20,7 +20,16 @@ from hypothesis import strategies as st
 
 import strategolab as sl
 from strategolab.errors import IllegalMoveError, RecordError
-from strategolab.notation import RESULTS, ROSTER, START_KEYS, read_game, read_games, write_game, write_games
+from strategolab.notation import (
+    RESULTS,
+    ROSTER,
+    START_KEYS,
+    read_game,
+    read_games,
+    scan_games,
+    write_game,
+    write_games,
+)
 from strategolab.records import BLUNDER, GOOD_MOVE, MARK_SYMBOLS, SPECULATIVE_MOVE, Game, GameNode
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "notation.md"
@@ -460,6 +469,54 @@ def test_lenient_reading_recovers_at_the_next_game() -> None:
     assert [n.move for n in partial.mainline()] == games[1].mainline_moves()[:4]
 
 
+def test_scan_reads_headers_start_and_main_line_without_replaying() -> None:
+    games = _three_games()
+    games[1].end().parent.add_variation(games[1].end().parent.state().generate_legal_moves()[0],
+                                        comment="a (side) line {with} braces")
+    text = "\n".join(write_game(g) for g in games)
+    scanned = list(scan_games(text, name="three.sgn"))
+    assert [s.moves for s in scanned] == [g.mainline_moves() for g in games]
+    assert [s.headers for s in scanned] == [g.headers for g in read_games(text)]
+    assert [s.start.position() for s in scanned] == [g.start.position() for g in games]
+    assert [s.line for s in scanned] == [1 + text[:text.index(write_game(g))].count("\n") for g in games]
+    assert scanned[0].game() == Game.from_state(games[0].end().state(), games[0].headers)
+    assert repr(scanned[2]).startswith("<ScannedGame ") and scanned[2].result == games[2].result
+
+    # Legality, move numbers and battle claims are the full reader's job: a scan takes them as written.
+    unchecked = record("1. E4-E5 E7-E6 7. E4-E6 E6xE5 9>3 *")
+    (game,) = scan_games(unchecked)
+    assert [str(m) for m in game.moves] == ["E4-E5", "E7-E6", "E4-E6", "E6-E5"]
+    with pytest.raises(IllegalMoveError):
+        game.game()
+    assert "move number" in error_of(unchecked).message
+
+
+@pytest.mark.parametrize(("moves", "token", "message"), [
+    ("1. E4-E5 E7-E6 hello *", "hello", "expected a move (like A4-A5"),
+    ("1. E4-E5 (E4-E6 *", "*", "expected ')' to close the variation"),
+    ("1. E4-E5 ) *", ")", "no variation is open"),
+    ("( E4-E5 ) *", "(", "expected a move first"),
+    ("1. E4-E5 { never closed *", "{", "never closed"),
+    ("1. E4-E5 E7-E6", "", "expected a result"),
+    ("1. E4-E5 * E7-E6", "E7-E6", "after the result"),
+    ("1. E4-E5 Q99-E5 *", "Q99-E5", "expected a move between two squares"),
+    ("1. E4-E5 0-1", "0-1", "expected 1-0 as the [Result] header says"),
+])
+def test_scan_locates_every_syntax_error(moves: str, token: str, message: str) -> None:
+    text = record(moves, '[Result "1-0"]\n' if token == "0-1" else "")
+    line = text.count("\n", 0, text.index(moves)) + 1
+    with pytest.raises(RecordError) as info:
+        list(scan_games(text))
+    e = info.value
+    column = moves.index(token) + 1 if token else len(moves) + 1  # no token: just after the move text
+    assert (e.line, e.column) == (line, column), str(e)
+    assert message in e.message, e.message
+    reader = scan_games(text + "\n" + write_game(_three_games()[0]), strict=False)
+    got = list(reader)
+    assert len(got) == 2 and got[0].errors == reader.errors and not got[1].errors
+    assert [str(x) for x in reader.errors] == [str(e)]
+
+
 def test_undecodable_bytes_are_reported_by_line() -> None:
     data = write_game(_three_games()[0]).encode().replace(b"game 0", b"game \xff0", 1)
     e = error_of(io.BytesIO(data))  # type: ignore[arg-type]
@@ -563,6 +620,8 @@ def test_property_read_write_round_trip(game: Game) -> None:
     back = read_game(text)
     assert back == game
     assert write_game(back) == text
+    (scanned,) = scan_games(text)
+    assert (scanned.moves, scanned.headers, scanned.result) == (game.mainline_moves(), back.headers, game.result)
     assert not any(line.startswith("[") for line in text.split("\n\n", 1)[1].split("\n"))
 
 
@@ -577,6 +636,10 @@ def test_property_many_games_in_one_stream(games: list[Game]) -> None:
 def _read_all(text: str | io.BytesIO, strict: bool) -> None:
     for game in read_games(text, strict=strict):
         write_game(game)  # whatever was read can be written
+    if isinstance(text, io.BytesIO):
+        text.seek(0)
+    for scanned in scan_games(text, strict=strict):
+        assert isinstance(scanned.moves, list)  # the scan never fails in any other way either
 
 
 GARBAGE = st.lists(st.sampled_from([*"[]{}()\"\\ \n\t.-x!?$*=<>/0123456789ABEFJKXSabrq'~", "1-0", "E4", "E4-E5",
