@@ -248,7 +248,7 @@ class PlayController(Messages):
         self.first = first
         self.seed = seed
         self._rng = random.Random(f"strategolab-play/{seed}/human")
-        self.setup = Setup.random(ruleset, self._rng)
+        self.setup = self._fresh_setup()
         self.state: State | None = None
         self.phase = SETUP
         self.selected: Square | None = None
@@ -295,11 +295,17 @@ class PlayController(Messages):
         self.say(f"Ready-made setup {name!r}: {describe(name)}.")
 
     def shuffle(self) -> None:
-        """Deploy the pieces at random."""
+        """Deploy the pieces afresh, at random but the way real players do (no Flag in the front row)."""
         self._need(SETUP)
-        self.setup = Setup.random(self.ruleset, self._rng)
+        self.setup = self._fresh_setup()
         self.selected = None
-        self.say("Shuffled your pieces.")
+        self.say("Shuffled your pieces (where real players tend to put them).")
+
+    def _fresh_setup(self) -> Setup:
+        """A random deployment drawn from real setup statistics, so a first game starts from a sensible one."""
+        from strategolab.setup_library import statistical_setup
+
+        return statistical_setup(self.ruleset, self._rng)
 
     def _need(self, phase: str) -> None:
         if self.phase != phase:
