@@ -992,6 +992,8 @@ class ComputerPlayer:
             if level not in LEVELS:
                 raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
             level = LEVELS[level]
+        if not isinstance(level, Level):
+            raise TypeError(f"level is one of {', '.join(LEVELS)} or a Level, not {level!r}")
         self.level = level
         self.seed = seed
         self.name = name or f"computer ({level.name})"

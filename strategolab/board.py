@@ -9,6 +9,7 @@ every variant.
 from __future__ import annotations
 
 import functools
+import operator
 from typing import NamedTuple
 
 from strategolab.rules import Ruleset
@@ -33,16 +34,24 @@ def square_row(sq: Square) -> int:
 
 
 def square_name(sq: Square) -> str:
-    """``0`` → ``'A1'``; ``9 * 16 + 9`` → ``'J10'``."""
+    """``0`` → ``'A1'``; ``9 * 16 + 9`` → ``'J10'``.  Raises ``ValueError`` for a number that is no square."""
+    try:
+        sq = operator.index(sq)
+    except TypeError:
+        raise TypeError(f"a square is a number (as parse_square gives), not {type(sq).__name__} {sq!r}") from None
+    if not 0 <= sq < 99 * STRIDE:
+        raise ValueError(f"{sq} is not a square number (expected 0 to {99 * STRIDE - 1}, as parse_square gives)")
     return f"{COLUMNS[sq % STRIDE]}{sq // STRIDE + 1}"
 
 
 def parse_square(name: str) -> Square:
     """``'C5'`` → square number; case-insensitive.  Raises ``ValueError`` naming the bad text."""
+    if not isinstance(name, str):
+        raise TypeError(f"a square name is a str like 'C5', not {type(name).__name__} {name!r}")
     text = name.strip()
     col = COLUMNS.find(text[:1].upper()) if text else -1
     digits = text[1:]
-    if col < 0 or not digits.isdigit() or not 1 <= int(digits) <= 99:
+    if col < 0 or not (digits.isascii() and digits.isdigit()) or not 1 <= int(digits) <= 99:
         raise ValueError(f"{name!r} is not a square name (expected a column letter and a row, like 'C5')")
     return (int(digits) - 1) * STRIDE + col
 

@@ -360,6 +360,8 @@ class PlayController(Messages):
 
     def click(self, sq: Square) -> str:
         """A click on a square: swap during deployment, select / cancel / switch / move during the match."""
+        if isinstance(sq, bool) or not isinstance(sq, int):
+            raise TypeError(f"a click is on a square number (as Cell.square gives), not {type(sq).__name__} {sq!r}")
         if self.phase == SETUP:
             return self._click_setup(sq)
         if self.phase == OVER:
@@ -369,6 +371,9 @@ class PlayController(Messages):
             self.say("Wait: it is the computer's turn.")
             return IGNORED
         view = self.view()
+        if not view.geometry.on_board(sq):
+            self.say(f"Square {sq} is not on the {self.ruleset.width}x{self.ruleset.height} board.", "refused")
+            return REFUSED
         if view.owner_at(sq) == self.human and sq != self.selected:
             return self._select(view, sq)
         if self.selected is None:
@@ -585,6 +590,7 @@ class PlayController(Messages):
 
     def save(self, path: str | Path) -> bool:
         """Write the match to ``path`` atomically; on failure say why and leave the match as it was."""
+        _check_path(path)
         if self.state is None:
             self.say("Nothing to save yet: begin the match first.", "error")
             return False
@@ -602,6 +608,7 @@ class PlayController(Messages):
         A file that cannot be read or is not a match leaves the current match untouched; the message says
         what went wrong.
         """
+        _check_path(path)
         if self.in_progress and not confirm:
             self.pending = Pending("restore", f"A match is in progress. Replace it with the match saved in "
                                               f"{path}?", path=str(path))
@@ -614,7 +621,10 @@ class PlayController(Messages):
             if side not in PLAYER_NAMES:
                 raise ValueError(f"[Human \"{side}\"]: expected Red or Blue")
             level = game.headers.get("Level", self.level)
-            seed = int(game.headers.get("Seed", "0"))
+            seed_text = game.headers.get("Seed", "0")
+            if not (seed_text.isascii() and seed_text.removeprefix("-").isdigit()):
+                raise ValueError(f"[Seed \"{seed_text}\"]: expected a whole number")
+            seed = int(seed_text)
             if game.ruleset.name not in RULESETS:
                 raise ValueError(f"rule set {game.ruleset.name!r} is not one the play notebook offers")
             state = game.end().state()
@@ -660,6 +670,9 @@ class ReplayController(Messages):
     """
 
     def __init__(self, game: Game | None = None) -> None:
+        if game is not None and not isinstance(game, Game):
+            raise TypeError(f"ReplayController replays a Game (or use ReplayController.from_file), "
+                            f"not {type(game).__name__}")
         self.source: Path | None = None
         self.kind = "game"  # "game" (given in memory), "notation" or "gravon"
         self.games: list[Game] = []
@@ -690,6 +703,9 @@ class ReplayController(Messages):
 
         A file that cannot be read leaves the current game open; the message says why.
         """
+        _check_path(path)
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError(f"index is a game number (0 for the first), not {index!r}")
         p = Path(path)
         try:
             if p.suffix.lower() in (".zip", ".xml"):
@@ -725,6 +741,10 @@ class ReplayController(Messages):
 
     def choose_game(self, index: int) -> None:
         """Replay game ``index`` of the open file."""
+        count = len(self._gravon or self.games)
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            raise ValueError(f"there is no game {index!r}: the open file has {count} "
+                             + (f"(0 to {count - 1})" if count else "(open a record first)"))
         if self._gravon:
             if index not in self._converted:
                 self._converted[index] = gravon_game(self._gravon[index])
@@ -745,9 +765,14 @@ class ReplayController(Messages):
 
     # -- moving through the line ---------------------------------------------------------------------------------
 
+    def _need_game(self) -> None:
+        if not self.line:
+            raise ValueError("no game is open: open a record first (open(path) or ReplayController(game))")
+
     @property
     def node(self) -> GameNode:
         """The record's node at the current position (the game itself at the start)."""
+        self._need_game()
         return self.line[self.index]
 
     @property
@@ -757,6 +782,9 @@ class ReplayController(Messages):
 
     def goto(self, index: int) -> None:
         """Go to position ``index`` of the line (0: the start; clamped to the line)."""
+        self._need_game()
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError(f"a position in the line is a whole number (0: the start), not {index!r}")
         index = max(0, min(index, self.length))
         state = self._state
         while self.index > index:
@@ -784,11 +812,16 @@ class ReplayController(Messages):
 
     def choices(self) -> list[str]:
         """The moves that could follow the current position, main continuation first (variations if > 1)."""
+        self._need_game()
         rs = self.game.ruleset
         return [self._move_text(child, self._first_ply + self.index, rs) for child in self.node.variations]
 
     def follow(self, k: int) -> None:
         """Play the ``k``-th continuation (0: the main one) and make its line the one being replayed."""
+        n = len(self.node.variations)
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < n:
+            raise ValueError(f"there is no continuation {k!r} here: " + (f"choose 0 to {n - 1}" if n else
+                                                                         "this is the end of the line"))
         child = self.node.variations[k]
         self.line = [*self.line[:self.index + 1], child, *child.mainline()]
         self.revision += 1
@@ -796,6 +829,7 @@ class ReplayController(Messages):
 
     def main_line(self) -> None:
         """Back to the game's main line, at the last position the current line shares with it."""
+        self._need_game()
         keep = 0
         for i, node in enumerate(self.line):
             if not node.is_mainline():
@@ -819,6 +853,7 @@ class ReplayController(Messages):
 
     def position(self) -> Position:
         """What the chosen side knew at the current node (its view), or a copy of the full state for ``"all"``."""
+        self._need_game()
         return self._state.copy() if self.perspective is None else self._state.view(self.perspective)
 
     def cells(self) -> list[Cell]:
@@ -837,6 +872,7 @@ class ReplayController(Messages):
 
     def moves(self) -> list[MoveEntry]:
         """The moves of the current line, the current one marked."""
+        self._need_game()
         rs = self.game.ruleset
         return [MoveEntry(i, self._move_text(node, self._first_ply + i - 1, rs), i == self.index, node.comment,
                           len(node.parent.variations) - 1 if node.parent is not None else 0)
@@ -858,6 +894,7 @@ class ReplayController(Messages):
 
     def headers(self) -> dict[str, str]:
         """The record's headers, the rule set first."""
+        self._need_game()
         out = {"Ruleset": self.game.ruleset.name}
         out.update(self.game.headers)
         return out
@@ -897,6 +934,9 @@ class ReplayController(Messages):
 
     def save(self, path: str | Path | None = None) -> bool:
         """Write the annotated record atomically (every game of a notation file, so none is lost)."""
+        self._need_game()
+        if path is not None:
+            _check_path(path)
         target = Path(path) if path else self.default_save_path()
         games = self.games if self.kind == "notation" and target == self.source else [self.game]
         try:
@@ -907,6 +947,11 @@ class ReplayController(Messages):
         self.dirty = False
         self.say(f"Saved {len(games)} {'game' if len(games) == 1 else 'games'} to {target}.")
         return True
+
+
+def _check_path(path: object) -> None:
+    if not isinstance(path, str | Path):
+        raise TypeError(f"a file is given by its path (str or pathlib.Path), not {type(path).__name__} {path!r}")
 
 
 def gravon_game(g: GravonGame) -> Game:

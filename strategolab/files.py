@@ -3,6 +3,7 @@ rename it over the target in one step, so a failure half-way never leaves a half
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -16,6 +17,9 @@ def atomic_output(path: str | os.PathLike[str], binary: bool = False) -> Iterato
     """An open file (UTF-8 text with ``\\n`` line ends, or bytes) that replaces ``path`` when the ``with``
     block ends without an exception; on an exception the target is left as it was."""
     target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "this is a folder; expected the name of a file to write",
+                                os.fspath(path) or ".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         os.chmod(tmp, _mode(target))  # mkstemp makes the file private; a saved record is an ordinary file

@@ -101,10 +101,16 @@ class GameReader:
         else:
             raise TypeError(f"read_games needs record text (str), a path (pathlib.Path) or an open file, "
                             f"not {type(source).__name__}")
+        if isinstance(rulesets, str | Ruleset) or not isinstance(rulesets, Iterable):
+            raise TypeError(f"rulesets= takes a list of Ruleset values (custom rule sets), not {rulesets!r}")
+        extra = list(rulesets)
+        for r in extra:
+            if not isinstance(r, Ruleset):
+                raise TypeError(f"rulesets= takes Ruleset values, not {type(r).__name__} {r!r}")
         self.name = name or default
         self.strict = strict
         self.errors: list[RecordError] = []
-        self.rulesets: dict[str, Ruleset] = {**RULESETS, **EXTRA_RULESETS, **{r.name: r for r in rulesets}}
+        self.rulesets: dict[str, Ruleset] = {**RULESETS, **EXTRA_RULESETS, **{r.name: r for r in extra}}
         self._source = source
         self._after_init()
 
@@ -972,6 +978,8 @@ def _wrap(tokens: list[str], width: int = WIDTH) -> str:
 
 def write_game(game: Game) -> str:
     """The game in canonical notation: headers, a blank line, the move text ending in the result."""
+    if not isinstance(game, Game):
+        raise TypeError(f"write_game writes a Game (Game(state) or Game.from_state(state)), not {type(game).__name__}")
     return "\n".join(_header_lines(game)) + "\n\n" + _wrap(_move_tokens(game)) + "\n"
 
 

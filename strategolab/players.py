@@ -50,6 +50,10 @@ class RandomPlayer:
         return Setup.random(ruleset, rng)
 
     def choose_move(self, view: View) -> Move:
+        if not isinstance(view, View):
+            raise TypeError(f"a player chooses from a player's View (state.view(player)), not {type(view).__name__}")
+        if view.turn != view.player:
+            raise ValueError(f"it is {PLAYER_NAMES[view.turn]}'s turn, this is {PLAYER_NAMES[view.player]}'s view")
         moves = view.generate_legal_moves()
         if not moves:
             raise ValueError("no legal move: the game is over")

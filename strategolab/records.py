@@ -113,6 +113,9 @@ class GameNode:
 
     @marks.setter
     def marks(self, marks: Iterable[int | str]) -> None:
+        if isinstance(marks, str | int) or not isinstance(marks, Iterable):
+            raise TypeError(f"marks are a collection of marks, like {{'!?'}} or (GOOD_MOVE,), not {marks!r} "
+                            f"(add_mark adds one)")
         self._marks = frozenset(to_mark(m) for m in marks)
 
     def add_mark(self, mark: int | str) -> None:
@@ -199,8 +202,14 @@ class GameNode:
 
     def variation(self, key: int | Move | str) -> GameNode:
         """A child by index, move or move text (``"A4-A5"``); raises ``KeyError``."""
-        if isinstance(key, int):
+        if isinstance(key, int) and not isinstance(key, Move):
+            if not 0 <= key < len(self.variations):
+                raise KeyError(f"no variation {key} here: this node has {len(self.variations)} "
+                               f"(0 to {len(self.variations) - 1})" if self.variations else
+                               f"no variation {key} here: this node has none")
             return self.variations[key]
+        if not isinstance(key, str | Move):
+            raise TypeError(f"a variation is picked by index, Move or move text like 'A4-A5', not {key!r}")
         move = Move.parse(key) if isinstance(key, str) else key
         for child in self.variations:
             if child.move == move:
@@ -228,7 +237,7 @@ class GameNode:
 
     def _add(self, move: Move | str, index: int, comment: str, starting_comment: str,
              marks: Iterable[int | str]) -> GameNode:
-        m = Move.parse(move) if isinstance(move, str) else Move(*move)
+        m = Move.parse(move) if isinstance(move, str) else _as_move(move)
         battle = self.state().push_checked(m)
         child = GameNode(self, m, battle)
         child.comment = comment
@@ -242,11 +251,13 @@ class GameNode:
 
         Nothing is added if one of the moves is illegal (the ``IllegalMoveError`` says which).
         """
+        if isinstance(moves, str):
+            raise TypeError(f"add_line takes a list of moves, like ['A4-A5', 'A7-A6'], not one str {moves!r}")
         state = self.state()
         nodes: list[GameNode] = []
         parent = self
         for move in moves:
-            m = Move.parse(move) if isinstance(move, str) else Move(*move)
+            m = Move.parse(move) if isinstance(move, str) else _as_move(move)
             child = GameNode(parent, m, state.push_checked(m))
             nodes.append(child)
             parent = child
@@ -258,9 +269,14 @@ class GameNode:
 
     def _siblings(self) -> tuple[list[GameNode], int]:
         if self.parent is None:
-            raise ValueError("the game itself has no siblings")
+            if isinstance(self, Game):
+                raise ValueError("the game itself has no siblings")
+            raise ValueError("this node was removed from its game")
         siblings = self.parent.variations
-        return siblings, next(i for i, v in enumerate(siblings) if v is self)
+        i = next((i for i, v in enumerate(siblings) if v is self), None)
+        if i is None:
+            raise ValueError("this node is not among its parent's variations any more (removed from the game)")
+        return siblings, i
 
     def promote_to_main(self) -> None:
         """Make this node its parent's main continuation."""
@@ -309,6 +325,15 @@ class GameNode:
         return f"<GameNode {number}{text}{marks}>"
 
 
+def _as_move(move: object) -> Move:
+    """A :class:`Move` from a Move or a pair of square numbers; anything else is refused by name."""
+    if isinstance(move, Move):
+        return move
+    if isinstance(move, tuple) and len(move) == 2 and all(isinstance(x, int) for x in move):
+        return Move(*move)
+    raise TypeError(f"a move is a Move or a str like 'A4-A5', not {type(move).__name__} {move!r}")
+
+
 def _same_tree(a: GameNode, b: GameNode) -> bool:
     """Compare two subtrees without recursion (real games run to thousands of moves)."""
     stack = [(a, b)]
@@ -334,6 +359,11 @@ class Game(GameNode):
 
     def __init__(self, start: State, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(None, None)
+        if not isinstance(start, State):
+            raise TypeError(f"a game starts from a State (State.new(...), State.from_position(...)), "
+                            f"not {type(start).__name__}")
+        if headers is not None and not isinstance(headers, Mapping):
+            raise TypeError(f"headers are a mapping of names to text, like {{'Event': '...'}}, not {headers!r}")
         if start.move_stack:
             raise ValueError("the start state has moves played: use Game.from_state to keep them")
         self._start = start.copy()
@@ -343,6 +373,8 @@ class Game(GameNode):
     @classmethod
     def from_state(cls, state: State, headers: Mapping[str, str] | None = None) -> Game:
         """A game whose main line is the moves played in ``state`` (checked again by the engine)."""
+        if not isinstance(state, State):
+            raise TypeError(f"Game.from_state needs a State, not {type(state).__name__}")
         start = state.copy()
         moves = list(start.move_stack)
         for _ in moves:

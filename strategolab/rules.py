@@ -133,6 +133,55 @@ def _columns(width: int) -> str:
     return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:width]
 
 
+# Characters that mean something in setup strings ("." "/"), position strings ("~" "'" "!") and records.
+_RESERVED = "./~'!(){}[]$<>=\"\\"
+_MAX_KINDS = 31  # a piece code keeps the kind in 5 bits, 0 meaning "unknown" (strategolab.state.KIND)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _freeze(r: Ruleset) -> None:
+    """Accept a set or list where the rule set keeps a frozenset or tuple (rule sets are hashed values)."""
+    if isinstance(r.lakes, set | list | tuple):
+        object.__setattr__(r, "lakes", frozenset(r.lakes))
+    if isinstance(r.army, list | tuple) and all(isinstance(e, list | tuple) for e in r.army):
+        object.__setattr__(r, "army", tuple(tuple(e) for e in r.army))
+    if isinstance(r.setup_rows, list | tuple) and all(isinstance(rows, list | tuple | set | range)
+                                                        for rows in r.setup_rows):
+        object.__setattr__(r, "setup_rows", tuple(tuple(sorted(rows)) if isinstance(rows, set) else tuple(rows)
+                                                  for rows in r.setup_rows))
+
+
+def _check_types(r: Ruleset) -> None:
+    """Refuse fields of the wrong type by name, before the checks that compare and count them."""
+    problems = []
+    if not isinstance(r.name, str) or not r.name:
+        problems.append(f"name must be a non-empty str, not {r.name!r}")
+    for key in ("width", "height", "draw_warning"):
+        if not _is_int(getattr(r, key)):
+            problems.append(f"{key} must be a whole number, not {getattr(r, key)!r}")
+    for key in ("two_square_limit", "draw_limit"):
+        value = getattr(r, key)
+        if value is not None and not _is_int(value):
+            problems.append(f"{key} must be a whole number or None, not {value!r}")
+    # Rule sets are hashed (the engine caches per rule set), so the collections must be frozen ones.
+    if not isinstance(r.lakes, frozenset) or not all(isinstance(x, str) for x in r.lakes):
+        problems.append(f"lakes must be a frozenset of square names like frozenset({{'C5', 'D5'}}), not {r.lakes!r}")
+    if (not isinstance(r.army, tuple)
+            or not all(isinstance(e, tuple) and len(e) == 2 and isinstance(e[0], PieceType) and _is_int(e[1])
+                       for e in r.army)):
+        problems.append(f"army must be a tuple of (PieceType, count) pairs, like ((FLAG, 1), (BOMB, 6)), "
+                        f"not {r.army!r}")
+    if (not isinstance(r.setup_rows, tuple)
+            or not all(isinstance(rows, tuple) and all(_is_int(x) for x in rows) for rows in r.setup_rows)):
+        problems.append(f"setup_rows must be one tuple of row numbers per player, like ((1, 2, 3, 4), (7, 8, 9, 10)), "
+                        f"not {r.setup_rows!r}")
+    if problems:
+        raise TypeError(f"invalid ruleset {r.name!r}: " + "; ".join(problems))
+
+
 @dataclass(frozen=True)
 class Ruleset:
     """Everything the engine needs to know about one variant, as a value.
@@ -160,13 +209,15 @@ class Ruleset:
     symbols: dict[str, str] = field(init=False, repr=False, compare=False)  # piece name -> symbol here
 
     def __post_init__(self) -> None:
+        _freeze(self)
+        _check_types(self)
         problems = []
         if not (2 <= self.width <= 16 and 2 <= self.height <= 99):
             problems.append(f"board {self.width}x{self.height} is outside 2x2..16x99")
         cols = _columns(self.width)
         for lake in sorted(self.lakes):
             col, row = lake[:1], lake[1:]
-            if col not in cols or not row.isdigit() or not 1 <= int(row) <= self.height:
+            if not col or col not in cols or not (row.isascii() and row.isdigit()) or not 1 <= int(row) <= self.height:
                 problems.append(f"lake {lake!r} is not a square of a {self.width}x{self.height} board")
         names = [p.name for p, _ in self.army]
         # In setup and position strings a piece is written with its one-character rank label in the rule
@@ -175,6 +226,12 @@ class Ruleset:
                    for p, _ in self.army} if self.notation in ("modern", "old") else {}
         if len(set(names)) != len(names) or len(set(symbols.values())) != len(symbols):
             problems.append("army piece types must have distinct names and symbols")
+        for name, sym in symbols.items():
+            if len(sym) != 1 or sym.isspace() or sym in _RESERVED:
+                problems.append(f"the {name}'s symbol {sym!r} must be one character, not a space or one of "
+                                f"{_RESERVED} (they mean something in setup, position and record text)")
+        if len(names) > _MAX_KINDS:
+            problems.append(f"army has {len(names)} piece types, at most {_MAX_KINDS} are possible")
         if any(n < 0 for _, n in self.army):
             problems.append("army counts must not be negative")
         if sum(1 for p, n in self.army if p.is_flag and n > 0) != 1:
@@ -188,11 +245,18 @@ class Ruleset:
         elif set(self.setup_rows[0]) & set(self.setup_rows[1]):
             problems.append("the two setup zones overlap")
         else:
+            shapes = []
             for player, rows in enumerate(self.setup_rows):
                 free = sum(1 for r in rows for c in cols if f"{c}{r}" not in self.lakes)
                 if free < self.army_size:
                     problems.append(
                         f"{PLAYER_NAMES[player]}'s setup rows hold {free} squares, the army has {self.army_size}")
+                # Land squares per row, front row first: one setup string must fit both zones.
+                front_first = sorted(set(rows), reverse=(player == RED))
+                shapes.append([sum(1 for c in cols if f"{c}{r}" not in self.lakes) for r in front_first])
+            if shapes[0] != shapes[1]:
+                problems.append(f"the setup zones differ in shape (land squares per row, front row first: Red "
+                                f"{shapes[0]}, Blue {shapes[1]}); a setup must fit either side")
         if self.two_square_limit is not None and self.two_square_limit < 1:
             problems.append("two_square_limit must be at least 1 (or None)")
         if self.chase_rule not in (None, "square", "position"):
@@ -203,6 +267,8 @@ class Ruleset:
             problems.append("first_player must be RED (0) or BLUE (1)")
         if self.notation not in ("modern", "old"):
             problems.append(f"notation {self.notation!r}: expected 'modern' or 'old'")
+        if self.draw_warning < 0:
+            problems.append(f"draw_warning must not be negative, not {self.draw_warning}")
         if problems:
             raise ValueError(f"invalid ruleset {self.name!r}: " + "; ".join(problems))
         object.__setattr__(self, "piece_types", tuple(p for p, _ in self.army))
@@ -219,6 +285,9 @@ class Ruleset:
     def piece_type(self, key: str) -> PieceType:
         """Look a piece type up by name (``"Marshal"``), symbol in this rule set (``"X"``; ``"1"`` in the
         old notation) or rank label (``"10"``)."""
+        if not isinstance(key, str):
+            raise KeyError(f"ruleset {self.name!r} has no piece {key!r}: a piece is named by a str, like 'Marshal' "
+                           f"or {self.symbols[self.piece_types[0].name]!r}")
         for p in self.piece_types:
             if key == self.symbols[p.name] or key.lower() == p.name.lower():
                 return p
@@ -335,6 +404,9 @@ def get_ruleset(ruleset: str | Ruleset | None = None) -> Ruleset:
         return CLASSIC
     if isinstance(ruleset, Ruleset):
         return ruleset
+    if not isinstance(ruleset, str):
+        raise TypeError(f"a rule set is a Ruleset or its name (one of {', '.join([*RULESETS, *EXTRA_RULESETS])}), "
+                        f"not {type(ruleset).__name__} {ruleset!r}")
     found = RULESETS.get(ruleset) or EXTRA_RULESETS.get(ruleset)
     if found is None:
         raise ValueError(f"unknown ruleset {ruleset!r}; known: {', '.join([*RULESETS, *EXTRA_RULESETS])}")

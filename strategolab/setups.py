@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from strategolab.board import Square, geometry, parse_square, square_name
 from strategolab.errors import SetupError
-from strategolab.rules import PLAYER_NAMES, RED, PieceType, Ruleset, get_ruleset
+from strategolab.rules import BLUE, PLAYER_NAMES, RED, PieceType, Ruleset, get_ruleset
 
 EMPTY = "."
 
@@ -27,6 +27,16 @@ class Setup:
     ruleset: Ruleset
     pieces: tuple[PieceType | None, ...]
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.ruleset, Ruleset):
+            raise TypeError(f"a setup's ruleset is a Ruleset (get_ruleset('classic')), not {self.ruleset!r}")
+        if not isinstance(self.pieces, tuple):
+            raise TypeError(f"a setup's pieces are a tuple of piece types (or None), not {self.pieces!r}")
+        for i, p in enumerate(self.pieces):
+            if p is not None and not isinstance(p, PieceType):
+                raise TypeError(f"setup square {i + 1} (reading order): expected a PieceType or None, not {p!r} "
+                                f"(Setup.parse reads symbols)")
+
     # -- building ------------------------------------------------------------------------------------
 
     @classmethod
@@ -37,6 +47,8 @@ class Setup:
         Marshal; original-1961 uses its old ranks ``1`` = Marshal ... ``9`` = Scout), ``.`` marks an empty
         square; spaces are ignored.
         """
+        if not isinstance(text, str):
+            raise TypeError(f"a setup string is a str like 'F B S ...', not {type(text).__name__} {text!r}")
         rs = get_ruleset(ruleset)
         geo = geometry(rs)
         row_sizes = _row_sizes(rs)
@@ -75,12 +87,16 @@ class Setup:
                         ruleset: str | Ruleset | None = None) -> Setup:
         """A setup from squares (as placed on the board by ``player``) to piece types or their symbols."""
         rs = get_ruleset(ruleset)
+        player = _check_player(player)
         squares = geometry(rs).setup_squares[player]
         index = {sq: i for i, sq in enumerate(squares)}
         pieces: list[PieceType | None] = [None] * len(squares)
         rows = ", ".join(str(r) for r in sorted(rs.setup_rows[player]))
         for key, value in placements.items():
             sq = parse_square(key) if isinstance(key, str) else key
+            if isinstance(sq, bool) or not isinstance(sq, int) or not geometry(rs).on_board(sq):
+                raise SetupError(f"{key!r} is not a square of the {rs.width}x{rs.height} board "
+                                 f"(expected a name like 'C5' or a square number)")
             try:
                 kind = value if isinstance(value, PieceType) else rs.piece_type(value)
             except KeyError as e:
@@ -134,11 +150,15 @@ class Setup:
 
     def placements(self, player: int) -> dict[Square, PieceType]:
         """Where the pieces stand on the board when ``player`` deploys this setup."""
-        squares = geometry(self.ruleset).setup_squares[player]
+        squares = geometry(self.ruleset).setup_squares[_check_player(player)]
         return {sq: p for sq, p in zip(squares, self.pieces, strict=True) if p is not None}
 
     def swap(self, a: int, b: int) -> Setup:
         """A copy with the pieces at reading-order positions ``a`` and ``b`` exchanged."""
+        n = len(self.pieces)
+        for i in (a, b):
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < n:
+                raise ValueError(f"setup position {i!r} is not one of 0..{n - 1} (reading order)")
         pieces = list(self.pieces)
         pieces[a], pieces[b] = pieces[b], pieces[a]
         return Setup(self.ruleset, tuple(pieces))
@@ -160,6 +180,12 @@ class Setup:
         from strategolab.state import _png
 
         return _png(self)
+
+
+def _check_player(player: object) -> int:
+    if not isinstance(player, int) or player not in (RED, BLUE):
+        raise ValueError(f"player must be 0 (Red) or 1 (Blue), not {player!r}")
+    return player  # type: ignore[return-value]
 
 
 def _row_sizes(rs: Ruleset) -> list[int]:

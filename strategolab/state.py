@@ -68,6 +68,8 @@ class Move(NamedTuple):
     @classmethod
     def parse(cls, text: str) -> Move:
         """``'A4-A5'`` (also ``'A4A5'``, ``'a4 a5'``, ``'A4xA5'``) → ``Move``."""
+        if not isinstance(text, str):
+            raise TypeError(f"a move is written as a str like 'A4-A5', not {type(text).__name__} {text!r}")
         t = text.strip().upper().replace(" ", "-").replace("X", "-")
         if "-" in t:
             a, _, b = t.partition("-")
@@ -82,7 +84,7 @@ class Move(NamedTuple):
             raise ValueError(f"{text!r} is not a move (expected two squares, like 'A4-A5')") from None
 
     def __str__(self) -> str:
-        return f"{square_name(self.from_square)}-{square_name(self.to_square)}"
+        return f"{_name(self.from_square)}-{_name(self.to_square)}"
 
     def __repr__(self) -> str:
         return f"Move.parse({str(self)!r})"
@@ -311,7 +313,7 @@ class Position:
 
     def generate_legal_moves(self, player: int | None = None) -> list[Move]:
         """Every legal move of ``player`` (default: the side to move), as a fresh list."""
-        p = self.turn if player is None else player
+        p = self.turn if player is None else _player(player)
         if self._over() is not None:
             return []
         moves = self._pseudo_legal(p)
@@ -436,8 +438,8 @@ class Position:
 
     def find_move(self, from_square: Square | str, to_square: Square | str) -> Move:
         """The legal move between two squares (names or numbers); raises :class:`IllegalMoveError`."""
-        f = parse_square(from_square) if isinstance(from_square, str) else from_square
-        to = parse_square(to_square) if isinstance(to_square, str) else to_square
+        f = parse_square(from_square) if isinstance(from_square, str) else _square_number(from_square)
+        to = parse_square(to_square) if isinstance(to_square, str) else _square_number(to_square)
         move = Move(f, to)
         reason = self.illegal_reason(move)
         if reason:
@@ -501,7 +503,31 @@ class Position:
 
 
 def _name(sq: Square) -> str:
-    return square_name(sq) if 0 <= sq < 99 * STRIDE else str(sq)
+    """A square's name, or the number itself when it is no square (for messages about bad input)."""
+    return square_name(sq) if isinstance(sq, int) and 0 <= sq < 99 * STRIDE else str(sq)
+
+
+def _square_number(sq: object) -> Square:
+    """A square given as a number, checked to be one (names go through :func:`parse_square`)."""
+    if isinstance(sq, bool) or not isinstance(sq, int):
+        raise TypeError(f"a square is a name like 'C5' or a number, not {type(sq).__name__} {sq!r}")
+    return sq
+
+
+def _as_move(move: object) -> Move:
+    """A :class:`Move`, or a pair of square numbers made into one; anything else is refused by name."""
+    if isinstance(move, Move):
+        return move
+    if isinstance(move, tuple) and len(move) == 2:
+        return Move(_square_number(move[0]), _square_number(move[1]))
+    raise TypeError(f"a move is a Move or a str like 'A4-A5', not {type(move).__name__} {move!r}")
+
+
+def _player(player: object, what: str = "player") -> int:
+    """``RED`` or ``BLUE``, checked."""
+    if player not in (RED, BLUE) or isinstance(player, float):
+        raise ValueError(f"{what} must be 0 (Red) or 1 (Blue), not {player!r}")
+    return int(player)  # type: ignore[call-overload]
 
 
 class LegalMoves:
@@ -559,14 +585,23 @@ class State(Position):
                          red.ruleset if isinstance(red, Setup) else None)
         state = cls(rs)
         for player, setup in ((RED, red), (BLUE, blue)):
-            s = setup if isinstance(setup, Setup) else Setup.parse(setup, rs)
+            if not isinstance(setup, Setup | str):
+                raise TypeError(f"{PLAYER_NAMES[player]}'s setup must be a Setup or a setup string, "
+                                f"not {type(setup).__name__} {setup!r}")
+            try:
+                s = setup if isinstance(setup, Setup) else Setup.parse(setup, rs)
+            except SetupError as e:
+                raise SetupError(f"{PLAYER_NAMES[player]}'s setup: {e}") from None
             if s.ruleset != rs:
                 raise SetupError(f"{PLAYER_NAMES[player]}'s setup is for {s.ruleset.name}, the game is {rs.name}")
-            s.validate()
+            problems = s.problems()
+            if problems:
+                raise SetupError(f"{PLAYER_NAMES[player]}'s setup is not a valid {rs.name} setup: "
+                                 + "; ".join(problems))
             for sq, kind in s.placements(player).items():
                 state.set_piece(sq, Piece(player, kind))
         if first_player is not None:
-            state.turn = first_player
+            state.turn = _player(first_player, "first_player")
         return state
 
     @classmethod
@@ -587,9 +622,9 @@ class State(Position):
         for sq, piece in placements.items():
             state.set_piece(parse_square(sq) if isinstance(sq, str) else sq, piece)
         if turn is not None:
-            state.turn = turn
-        if quiet < 0:
-            raise ValueError(f"quiet must not be negative, not {quiet}")
+            state.turn = _player(turn, "turn")
+        if isinstance(quiet, bool) or not isinstance(quiet, int) or quiet < 0:
+            raise ValueError(f"quiet must be a number of moves, 0 or more, not {quiet!r}")
         state.quiet = quiet
         return state
 
@@ -598,7 +633,7 @@ class State(Position):
         """Put a piece on a square (or clear it); only before the first move, like setting up a board."""
         if self.move_stack:
             raise ValueError("pieces can only be placed before the first move")
-        s = parse_square(sq) if isinstance(sq, str) else sq
+        s = parse_square(sq) if isinstance(sq, str) else _square_number(sq)
         geo = self._t.geo
         if not geo.on_board(s):
             raise SetupError(f"{_name(s)} is not on the {self.ruleset.width}x{self.ruleset.height} board")
@@ -607,6 +642,9 @@ class State(Position):
         if piece is None:
             self.board[s] = 0
             return
+        if not isinstance(piece, Piece) or piece.owner not in (RED, BLUE) or not isinstance(piece.type, PieceType):
+            raise TypeError(f"{square_name(s)}: expected a Piece(owner RED or BLUE, piece type) or None, "
+                            f"not {piece!r}")
         kind = self._t.index.get(piece.type.name, 0)
         known = self._t.kinds[kind]
         if not kind or (known is not piece.type and known != piece.type):
@@ -676,7 +714,7 @@ class State(Position):
 
     def push_checked(self, move: Move | str) -> Battle | None:
         """Play a move after checking it; raises :class:`IllegalMoveError` saying why it is refused."""
-        m = Move.parse(move) if isinstance(move, str) else move
+        m = Move.parse(move) if isinstance(move, str) else _as_move(move)
         reason = self.illegal_reason(m)
         if reason:
             raise IllegalMoveError(m, reason)
@@ -684,6 +722,8 @@ class State(Position):
 
     def pop(self) -> Move:
         """Undo the last move exactly (board, battle, counters, repetition memory) and return it."""
+        if not self.move_stack:
+            raise IndexError("no move to undo: no move has been played in this state")
         move = self.move_stack.pop()
         mover, target, self.quiet, rep, self._chase, self._result = self._stack.pop()
         self.turn = p = 1 - self.turn
@@ -695,6 +735,8 @@ class State(Position):
 
     def peek(self) -> Move:
         """The last move played."""
+        if not self.move_stack:
+            raise IndexError("no move has been played in this state")
         return self.move_stack[-1]
 
     def battle_at(self, index: int) -> Battle | None:
@@ -777,6 +819,8 @@ class State(Position):
         or ``r``/``b`` (owner) + the piece symbol, then ``'`` if it has moved and ``!`` if revealed.
         Then the side to move (``r``/``b``), the quiet-move count and the move number.
         """
+        if not isinstance(text, str):
+            raise TypeError(f"a position is a str (as State.position() writes it), not {type(text).__name__}")
         state = cls(ruleset)
         geo = state._t.geo
         parts = text.split()
@@ -817,7 +861,7 @@ class State(Position):
                 c += 1
             if c != geo.width:
                 raise ValueError(f"position: row {r + 1} has {c} squares, expected {geo.width}")
-        if parts[1] not in ("r", "b") or not parts[2].isdigit() or not parts[3].isdigit():
+        if parts[1] not in ("r", "b") or not all(p.isascii() and p.isdigit() for p in parts[2:]):
             raise ValueError(f"position {text!r}: expected side to move r/b, then two counts")
         state.turn = RED if parts[1] == "r" else BLUE
         state.quiet = int(parts[2])

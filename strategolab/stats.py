@@ -306,7 +306,7 @@ def _read_records_unit(files: Sequence[str], moves: bool) -> tuple[Columns, Colu
     out = _Collector(moves)
     for file in files:
         name = Path(file).name
-        with scan_games(Path(file), strict=False, name=name) as reader:
+        with scan_games(Path(file), strict=False, name=str(file)) as reader:  # errors name the whole path
             for number, game in enumerate(reader, 1):
                 start = game.start
                 rs = game.ruleset
@@ -499,7 +499,12 @@ def load_games(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
         raise ValueError(f"errors={errors!r}: expected 'skip' or 'raise'")
     if isinstance(variants, str):
         raise TypeError(f"variants={variants!r}: expected a set of variants, like {{'classic'}}")
+    if not isinstance(sources, str | os.PathLike | Iterable):
+        raise TypeError(f"load_games reads a path (str or pathlib.Path) or a list of them, not {sources!r}")
     paths = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
+    for path in paths:
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"load_games reads paths (str or pathlib.Path), not {type(path).__name__} {path!r}")
     units = _units(paths)
     wanted = ("games", "moves") if moves else ("games",)
     found: list[dict[str, Columns]] = [{} for _ in units]
