@@ -491,6 +491,7 @@ class _Model:
     PULL_DECAY = 0.8  # per step of distance
     FLAG_PULL = 400.0  # how much an enemy Flag is worth as a target
     COVER = 40.0  # our movable piece next to our Flag
+    GUARD_FROM, GUARD_SPAN = 10, 15  # guarding grows from armies of 10 movable pieces to full at 25 and more
     DANGER = 120.0  # enemy piece next to our Flag
     DANGER_DECAY = 0.55
 
@@ -596,6 +597,10 @@ class _Model:
                     for sq in geo.neighbours[flags[0]]:
                         row[sq] += self.COVER
                     pst[me][a + 1] = row
+            # Guarding pays in a big army with pieces to spare; a small one (barrage, pocket) needs every piece
+            # up front, and the tournament shows hard losing to medium there when it guards.
+            movers = sum(count for kind, count in self.rs.army if kind.movable)
+            guard *= min(1.0, max(0.0, (movers - self.GUARD_FROM) / self.GUARD_SPAN))
             if guard:
                 self._guard(plain, defuser, targets, own_left, guard, pst)
         self.pst = pst
