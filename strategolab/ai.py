@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from strategolab.board import STRIDE, Square, geometry, square_name
+from strategolab.rules import CLASSIC as _CLASSIC
 from strategolab.rules import PLAYER_NAMES, RUN, BattleResult, PieceType, Ruleset, get_ruleset, resolve_battle
 from strategolab.setup_library import choose_setup as _library_setup
 from strategolab.setup_library import placement_weights
@@ -433,6 +434,18 @@ def piece_values(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int]
 
 
 @functools.cache
+def win_value(rs: Ruleset) -> float:
+    """What capturing the Flag is worth in ``rs``: :data:`WIN` (about a classic army) scaled to this army's
+    material, so that in a small army (pocket, barrage) the hope of finding the Flag does not outweigh every
+    piece: otherwise the best pieces are thrown at any unmoved piece that might be the Flag (and is a Bomb)."""
+    def material(r: Ruleset) -> float:
+        counts = [n for _, n in r.army]
+        return sum(v * n for v, n in zip(piece_values(r, counts, counts), counts, strict=True))
+
+    return WIN * material(rs) / material(_CLASSIC)
+
+
+@functools.cache
 def _distances(rs: Ruleset) -> dict[Square, dict[Square, int]]:
     """Steps between land squares around the lakes (pieces ignored), for the long-range plans."""
     geo = geometry(rs)
@@ -523,6 +536,7 @@ class _Model:
         self.material = (sum(v * c for v, c in zip(own_v, own_left, strict=True))
                          - sum(v * c for v, c in zip(enemy_v, enemy_left, strict=True)))
         self.values = {me: own_v, 1 - me: enemy_v}
+        self.win = win_value(rs)
         val = [[0.0] * (n + 1), [0.0] * (n + 1)]
         info = [[0.0] * (n + 1), [0.0] * (n + 1)]
         for side, v in self.values.items():
@@ -693,7 +707,7 @@ class _Model:
         val = self.val
         if r == _ATTACKER_WINS:
             if self.flag[e]:
-                return 0.0, (WIN if o == self.me else -WIN)
+                return 0.0, (self.win if o == self.me else -self.win)
             d = ps[t] - ps[f] + val[q][e] + self.pst[q][e][t] - (info[q][e] if tc & REVEALED else 0.0)
             if not mc & REVEALED:
                 d -= info[o][a]
@@ -814,7 +828,7 @@ class _Search:
         o = self.world.outcome()
         if o is None:
             return None
-        return 0.0 if o.winner is None else WIN if o.winner == self.m.me else -WIN
+        return 0.0 if o.winner is None else self.m.win if o.winner == self.m.me else -self.m.win
 
     def search(self, depth: int, alpha: float, beta: float, score: float, last_to: Square,
                prev_to: Square) -> float:
@@ -830,7 +844,7 @@ class _Search:
             o = w.outcome()
             if o is None or o.winner is None:
                 return 0.0
-            return WIN if o.winner == self.m.me else -WIN
+            return self.m.win if o.winner == self.m.me else -self.m.win
         p = w.turn
         maximize = p == self.m.me
         if not maximize and self.mine:
@@ -937,7 +951,7 @@ class _Search:
     def exposed(self, value: float, score: float) -> float:
         """With the enemy to move: our Flag within its reach counts as half lost (it may not know it is the
         Flag), unless what it can do otherwise is worse for us."""
-        return min(value, score - WIN / 2) if self.m.flag_exposed(self.board) else value
+        return min(value, score - self.m.win / 2) if self.m.flag_exposed(self.board) else value
 
     def leaf_after_quiet(self, score: float, last_to: Square) -> float:
         """After a quiet move away from the enemy: the opponent's best capture by its last-moved piece."""
