@@ -41,6 +41,7 @@ from strategolab.board import COLUMNS, Square, geometry, square_name
 from strategolab.errors import RecordError
 from strategolab.rules import (
     CLASSIC,
+    EXTRA_RULESETS,
     PLAYER_NAMES,
     RULESETS,
     BattleResult,
@@ -499,6 +500,14 @@ def load_games(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
         raise ValueError(f"errors={errors!r}: expected 'skip' or 'raise'")
     if isinstance(variants, str):
         raise TypeError(f"variants={variants!r}: expected a set of variants, like {{'classic'}}")
+    if variants is not None:
+        from strategolab.gravon import GAME_TYPES
+
+        variants = frozenset(variants)
+        known = {*RULESETS, *EXTRA_RULESETS, *GAME_TYPES}
+        unknown = sorted(str(v) for v in variants if v not in known)
+        if unknown:
+            raise ValueError(f"variants: unknown {', '.join(map(repr, unknown))}; known: {', '.join(sorted(known))}")
     if not isinstance(sources, str | os.PathLike | Iterable):
         raise TypeError(f"load_games reads a path (str or pathlib.Path) or a list of them, not {sources!r}")
     paths = [sources] if isinstance(sources, str | os.PathLike) else list(sources)
@@ -534,7 +543,7 @@ def load_games(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     problems = [str(e) for parts in found for e in parts["games"]["errors"]]
     if problems and errors == "raise":
         raise RecordError(problems[0])
-    return _assemble(found, None if variants is None else frozenset(variants), moves, problems,
+    return _assemble(found, variants, moves, problems,
                      tuple(str(p) for p in paths))
 
 
