@@ -598,8 +598,11 @@ class State(Position):
             if problems:
                 raise SetupError(f"{PLAYER_NAMES[player]}'s setup is not a valid {rs.name} setup: "
                                  + "; ".join(problems))
-            for sq, kind in s.placements(player).items():
-                state.set_piece(sq, Piece(player, kind))
+            # A valid setup of this rule set: its pieces go straight onto the board (no per-square checks).
+            board, index, bits = state.board, state._t.index, PIECE | (player << 5)
+            for sq, kind in zip(state._t.geo.setup_squares[player], s.pieces, strict=True):
+                if kind is not None:
+                    board[sq] = bits | index[kind.name]
         if first_player is not None:
             state.turn = _player(first_player, "first_player")
         return state
