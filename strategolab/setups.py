@@ -8,6 +8,7 @@ owners, and setups of both colours can be compared square by square.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Mapping
@@ -51,13 +52,11 @@ class Setup:
             raise TypeError(f"a setup string is a str like 'F B S ...', not {type(text).__name__} {text!r}")
         rs = get_ruleset(ruleset)
         geo = geometry(rs)
-        row_sizes = _row_sizes(rs)
+        row_sizes, by_symbol, ten = _parse_tables(rs)
         texts = text.replace(" ", "").replace("\n", "/").strip("/").split("/")
         if len(texts) != len(row_sizes):
             raise SetupError(f"setup string has {len(texts)} rows separated by '/', "
                              f"{rs.name} needs {len(row_sizes)}")
-        by_symbol = {rs.symbol(p): p for p in rs.piece_types}
-        ten = next((p for p in rs.piece_types if p.label(rs.notation) == "10"), None)
         pieces: list[PieceType | None] = []
         for i, (row_text, size) in enumerate(zip(texts, row_sizes, strict=True)):
             row: list[PieceType | None] = []
@@ -134,7 +133,7 @@ class Setup:
                 out.append(f"{have[kind.name]} × {kind.name} where {rs.name} needs {count} {kind.name}{plural}")
         known = {p.name: p for p in rs.piece_types}
         for p in {p.name: p for p in self.pieces if p is not None}.values():
-            if known.get(p.name) != p:
+            if known.get(p.name) is not p and known.get(p.name) != p:
                 out.append(f"a {p.name} is not a piece of {rs.name}")
         return out
 
@@ -186,6 +185,13 @@ def _check_player(player: object) -> int:
     if not isinstance(player, int) or player not in (RED, BLUE):
         raise ValueError(f"player must be 0 (Red) or 1 (Blue), not {player!r}")
     return player  # type: ignore[return-value]
+
+
+@functools.cache
+def _parse_tables(rs: Ruleset) -> tuple[tuple[int, ...], dict[str, PieceType], PieceType | None]:
+    """What reading a setup string of ``rs`` needs: row sizes, pieces by symbol, the piece written ``10``."""
+    ten = next((p for p in rs.piece_types if p.label(rs.notation) == "10"), None)
+    return tuple(_row_sizes(rs)), {rs.symbol(p): p for p in rs.piece_types}, ten
 
 
 def _row_sizes(rs: Ruleset) -> list[int]:
