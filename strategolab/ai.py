@@ -109,12 +109,30 @@ class Reasoning:
 
     def __str__(self) -> str:
         lines = [f"{PLAYER_NAMES[self.player]} ({self.level}) plays {self.move}: searched {self.worlds} "
-                 f"worlds, {self.nodes} positions"]
+                 f"guesses at the hidden enemy pieces, {self.nodes} positions; its best moves, scored (gain in "
+                 f"material, safety and information):"]
         lines += [f"  {c}" for c in self.candidates]
         if self.flag_guesses:
             lines.append("  enemy Flag likeliest on " + ", ".join(
                 f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))
         return "\n".join(lines)
+
+
+def _note(view: View, move: Move, beliefs: dict[Square, list[float]]) -> str:
+    """What a candidate move does, in words a learner can follow: whom it attacks, and what the computer
+    believes a hidden target is (its three likeliest types)."""
+    t = move.to_square
+    if not view.board[t]:
+        return ""
+    rs = view.ruleset
+    target = view.piece_at(t)
+    if target is not None:
+        return f"attacks the {target.type.name}"
+    probs = beliefs.get(t)
+    if not probs:
+        return "attacks a hidden piece"
+    top = sorted(((p, k) for k, p in enumerate(probs) if p >= 0.005), reverse=True)[:3]
+    return "attacks a hidden piece: " + ", ".join(f"{rs.piece_types[k].name} {p:.0%}" for p, k in top)
 
 
 # -- what the public history tells about each piece ------------------------------------------------------
@@ -1084,7 +1102,7 @@ class ComputerPlayer:
             a = adjust(mv)
             noise = rng.gauss(0.0, level.noise) if level.noise else 0.0
             v = values[mv] - mean_root
-            cands.append(Candidate(mv, v + a + noise, v, a, "attack" if view.board[mv.to_square] else ""))
+            cands.append(Candidate(mv, v + a + noise, v, a, _note(view, mv, beliefs)))
         cands.sort(key=lambda c: c.score, reverse=True)
         choice = cands[0].move
         flag_index = next((i for i, k in enumerate(kinds) if k.is_flag), None)

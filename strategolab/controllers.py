@@ -470,6 +470,12 @@ class PlayController(Messages):
             raise StrategolabError(f"the computer proposed an illegal move {move}: {reason}")
         return self._play(move)
 
+    def reasoning(self) -> str:
+        """Why the computer played its last move, in words: its best candidates with their scores, what it
+        thinks the pieces it could attack are, where it looks for your Flag (``""`` when it cannot say)."""
+        why = getattr(self.opponent, "last_reasoning", None)
+        return "" if why is None or self.state is None else str(why)
+
     def result_text(self) -> str:
         """The result in words from the human's side, ``""`` while the match runs."""
         outcome = self.outcome

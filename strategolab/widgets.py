@@ -139,6 +139,14 @@ def _html(css: str, value: str = "") -> w.HTML:
     return h
 
 
+def _reasoning(text: str) -> str:
+    """The computer's explanation of its last move, as a small preformatted block (nothing before it moved)."""
+    if not text:
+        return ""
+    return ('<pre class="sl-reasoning" style="font-size:11px;line-height:1.35;white-space:pre-wrap;margin:6px 0">'
+            f"{html.escape(text)}</pre>")
+
+
 def _show(widget: w.DOMWidget, visible: bool) -> None:
     widget.layout.display = None if visible else "none"
 
@@ -371,7 +379,7 @@ class PlayWidget(w.VBox):
                 "Outline on your pieces: <span style='color:#E03131'>red</span> the computer has (almost) "
                 "found it, <span style='color:#F08C00'>orange</span> it suspects, "
                 "<span style='color:#2F9E44'>green</span> it is far off; the second line is its best guess."
-                if c.show_beliefs and c.phase == PLAY else "")
+                + _reasoning(c.reasoning()) if c.show_beliefs and c.phase == PLAY else "")
             self._show_log()
             pending = c.pending
             _show(self.confirm_row, pending is not None)

@@ -289,6 +289,20 @@ def test_reasoning_explains_the_choice() -> None:
     assert str(move) in str(why) and "Flag likeliest" in str(why)
 
 
+def test_reasoning_says_whom_each_attack_hits_and_what_a_hidden_target_may_be() -> None:
+    # Red's Marshal can take the revealed Blue Major on E7 or the hidden piece that has moved to F8.
+    state = make("F7:rX' A1:rF J1:r3' E7:b7'! F8:b4' J10:bF H9:b2' A10:bB", turn=RED)
+    player = ComputerPlayer("hard", seed=1)
+    player.choose_move(state.view(RED))
+    why = player.last_reasoning
+    assert why is not None
+    notes = {str(c.move): c.note for c in why.candidates}
+    assert notes.get("F7-E7") == "attacks the Major", str(why)
+    hidden = notes.get("F7-F8", "")
+    assert hidden.startswith("attacks a hidden piece: ") and "%" in hidden
+    assert sum(int(part.rsplit(" ", 1)[1].rstrip("%")) for part in hidden.split(": ", 1)[1].split(", ")) <= 101
+
+
 def test_unknown_level_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown level"):
         ComputerPlayer("impossible")

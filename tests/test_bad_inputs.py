@@ -494,7 +494,7 @@ def test_load_games_refuses_sources_that_are_no_paths(sources: object) -> None:
 def test_load_games_names_an_unknown_variant(tmp_path: Path) -> None:
     from strategolab.stats import load_games
 
-    with pytest.raises(ValueError, match="variants: unknown 'clasic'; known: .*classic"):
+    with pytest.raises(ValueError, match=r"variants: unknown 'clasic'; known: .*classic"):
         load_games(tmp_path, variants=iter(["classic", "clasic"]), cache=False, workers=1, progress=False)
     assert len(load_games(tmp_path, variants=iter(["barrage"]), cache=False, workers=1, progress=False).games) == 0
 

@@ -174,8 +174,14 @@ def test_export_beliefs_and_the_end() -> None:
     own = [pw.board.buttons[s] for s in c.state.squares(RED)]
     assert all("sl-belief" in classes(b) and "%" in b.description for b in own)
     assert "the computer has (almost) found it" in pw.legend.value
+    assert "sl-reasoning" not in pw.legend.value  # the computer has not moved yet: nothing to explain
+    pw.board.buttons[c.movable()[0]].click()
+    pw.board.buttons[c.targets[0]].click()
+    assert len(c.log) == 2 and "sl-reasoning" in pw.legend.value
+    last = c.log[-1].move
+    assert f"plays {last}" in pw.legend.value and c.reasoning().startswith("Blue (medium) plays")
     pw.beliefs.value = False
-    assert not any("sl-belief" in classes(b) for b in own)
+    assert not any("sl-belief" in classes(b) for b in own) and "sl-reasoning" not in pw.legend.value
     rng = random.Random(1)
     while c.phase == PLAY:
         pw.board.buttons[rng.choice(c.movable())].click()
