@@ -60,7 +60,8 @@ class Level:
     worlds: int  # hidden-identity samples searched per move (at least one is always drawn)
     depth: int  # plies searched in each world, after which the side to move may still take a piece
     # (0: only the move's own battle counts, not the reply)
-    priors: bool  # real setup statistics as priors (else every type is equally likely on every square)
+    priors: bool  # priors from where pieces stand in setups (real statistics where the archive has them, else
+    # a hand-made depth prior from placement_weights); False: every type equally likely on every square
     soft_evidence: bool  # read the enemy's behaviour (approach, flight) as evidence
     opponent_model: bool  # the enemy, too, chooses by what it can know (else: it sees through our pieces)
     guard: float  # how strongly to stand in the way of enemy pieces that come for our Flag (0: not at all)

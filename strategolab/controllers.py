@@ -292,7 +292,7 @@ class PlayController(Messages):
             raise ValueError(f"no ready-made {self.ruleset.name} setup {name!r}; known: {', '.join(setups)}")
         self.setup = setups[name]
         self.selected = None
-        self.say(f"Ready-made setup {name!r}: {describe(name)}.")
+        self.say(f"Ready-made setup {name!r}: {describe(name, self.ruleset)}.")
 
     def shuffle(self) -> None:
         """Deploy the pieces afresh, at random but the way real players do (no Flag in the front row)."""

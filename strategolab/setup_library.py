@@ -104,12 +104,17 @@ def _library(rs: Ruleset) -> tuple[tuple[str, Setup], ...]:
     return tuple(out)
 
 
-def describe(plan: str) -> str:
-    """The idea behind a named plan, in a sentence (for a setup chooser or the drawer's caption)."""
-    for _, plans in _FAMILIES:
-        if plan in plans:
+def describe(plan: str, ruleset: str | Ruleset | None = None) -> str:
+    """The idea behind a named plan, in a sentence (for a setup chooser or the drawer's caption).
+
+    Plans of different armies may share a name (``central-flag``): give ``ruleset`` to get the sentence of
+    the plan that rule set's library holds (without it, the first family that has the name answers)."""
+    rs = get_ruleset(ruleset) if ruleset is not None else None
+    for code, plans in _FAMILIES:
+        if plan in plans and (rs is None or _build(rs, code, plans[plan][1]) is not None):
             return plans[plan][0]
-    raise KeyError(f"no setup plan named {plan!r}")
+    where = f" for {rs.name}" if rs is not None else ""
+    raise KeyError(f"no setup plan named {plan!r}{where}")
 
 
 def mirrored(setup: Setup) -> Setup | None:

@@ -87,13 +87,14 @@ class Setup:
         """A setup from squares (as placed on the board by ``player``) to piece types or their symbols."""
         rs = get_ruleset(ruleset)
         player = _check_player(player)
-        squares = geometry(rs).setup_squares[player]
+        geo = geometry(rs)
+        squares = geo.setup_squares[player]
         index = {sq: i for i, sq in enumerate(squares)}
         pieces: list[PieceType | None] = [None] * len(squares)
         rows = ", ".join(str(r) for r in sorted(rs.setup_rows[player]))
         for key, value in placements.items():
             sq = parse_square(key) if isinstance(key, str) else key
-            if isinstance(sq, bool) or not isinstance(sq, int) or not geometry(rs).on_board(sq):
+            if isinstance(sq, bool) or (sq not in index and (not isinstance(sq, int) or not geo.on_board(sq))):
                 raise SetupError(f"{key!r} is not a square of the {rs.width}x{rs.height} board "
                                  f"(expected a name like 'C5' or a square number)")
             try:

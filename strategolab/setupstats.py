@@ -1,7 +1,8 @@
 """Where real players put their pieces: per-square counts of each piece type in real setups.
 
-A small table derived from the Gravon archive ships with the package (``data/setup_stats.json``); the
-computer opponent reads it for its priors and the statistics notebook draws it.  Squares are counted from
+Small tables derived from the Gravon archive ship with the package (``data/setup_stats_classic.json`` and
+``data/setup_stats_barrage.json``); the computer opponent reads them for its priors and the statistics
+notebook draws them.  Squares are counted from
 the owner's side (reading order: front row first, left to right as the owner sees the board), so Red's
 and Blue's setups add up.  Rebuild the table from any archive with::
 

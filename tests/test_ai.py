@@ -337,6 +337,9 @@ def test_classic_plans_cover_the_requested_ideas() -> None:
     middle = plans["central-flag"].placements(RED)
     assert next(s for s, k in middle.items() if k == flag) in (sq("E1"), sq("F1"))
     assert "bluff" in describe("twin-fortress").lower()
+    assert "Mines" in describe("central-flag", "pocket") and "Bombs" in describe("central-flag", "classic")
+    with pytest.raises(KeyError, match="for barrage"):
+        describe("twin-fortress", "barrage")
     front = plans["aggressive-front"].placements(RED)
     assert front[sq("A4")].name == "Marshal"
 
