@@ -548,7 +548,16 @@ class LegalMoves:
         return self._position.has_legal_move()
 
     def __contains__(self, move: object) -> bool:
-        return isinstance(move, tuple) and len(move) == 2 and self._position.illegal_reason(Move(*move)) is None
+        """A :class:`Move`, a pair of square numbers or move text (``"A4-A5"``); anything else is not a move."""
+        if isinstance(move, str):
+            try:
+                move = Move.parse(move)
+            except ValueError:
+                return False
+        if not (isinstance(move, tuple) and len(move) == 2
+                and all(isinstance(s, int) and not isinstance(s, bool) for s in move)):
+            return False
+        return self._position.illegal_reason(Move(*move)) is None
 
     def __repr__(self) -> str:
         return f"<LegalMoves ({', '.join(str(m) for m in self)})>"

@@ -638,3 +638,11 @@ def test_replay_follow_out_of_range_names_the_continuation(state: State, k: obje
 def test_replay_from_file_of_a_missing_file_is_a_kit_error(tmp_path: Path) -> None:
     with pytest.raises(StrategolabError, match=r"nope.sgn: cannot read the file"):
         ReplayController.from_file(tmp_path / "nope.sgn")
+
+
+def test_legal_moves_contain_move_text_and_nothing_that_is_no_move() -> None:
+    state = State.random("classic", 1)
+    move = state.generate_legal_moves()[0]
+    assert move in state.legal_moves and str(move) in state.legal_moves and tuple(move) in state.legal_moves
+    for thing in ("hello", "Z99-A1", ("A4", "A5"), (True, False), None, 5, (1, 2, 3)):
+        assert thing not in state.legal_moves
