@@ -58,8 +58,9 @@ class Level:
 
     name: str
     worlds: int  # hidden-identity samples searched per move (at least one is always drawn)
-    depth: int  # plies searched in each world, after which the side to move may still take a piece
-    # (0: only the move's own battle counts, not the reply)
+    # plies searched in each world, after which the side to move may still take a piece (0: only the move's
+    # own battle counts, not the reply)
+    depth: int
     priors: bool  # priors from where pieces stand in setups (real statistics where the archive has them, else
     # a hand-made depth prior from placement_weights); False: every type equally likely on every square
     soft_evidence: bool  # read the enemy's behaviour (approach, flight) as evidence
@@ -109,9 +110,11 @@ class Reasoning:
     flag_guesses: list[tuple[Square, float]] = field(default_factory=list)  # likeliest enemy Flag squares
 
     def __str__(self) -> str:
+        guesses = "guess" if self.worlds == 1 else "guesses"
         lines = [f"{PLAYER_NAMES[self.player]} ({self.level}) plays {self.move}: searched {self.worlds} "
-                 f"guesses at the hidden enemy pieces, {self.nodes} positions; its best moves, scored (gain in "
-                 f"material, safety and information):"]
+                 f"{guesses} at the hidden enemy pieces, {self.nodes} positions; its best moves by score (what it "
+                 f"expects to gain in material, safety and information, with small adjustments and its level's "
+                 f"noise):"]
         lines += [f"  {c}" for c in self.candidates]
         if self.flag_guesses:
             lines.append("  enemy Flag likeliest on " + ", ".join(

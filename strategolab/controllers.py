@@ -31,7 +31,7 @@ from strategolab.notation import battle_text, read_game, read_games, write_game,
 from strategolab.records import MARK_SYMBOLS, Game, GameNode, to_mark
 from strategolab.rules import BLUE, PLAYER_NAMES, RED, RULESETS, BattleResult, Ruleset, get_ruleset
 from strategolab.setups import Setup
-from strategolab.state import Battle, Move, Outcome, Piece, Position, State
+from strategolab.state import Battle, Move, Outcome, Piece, Position, State, _square_number
 
 if TYPE_CHECKING:
     from strategolab.players import Player
@@ -360,8 +360,11 @@ class PlayController(Messages):
 
     def click(self, sq: Square) -> str:
         """A click on a square: swap during deployment, select / cancel / switch / move during the match."""
-        if isinstance(sq, bool) or not isinstance(sq, int):
-            raise TypeError(f"a click is on a square number (as Cell.square gives), not {type(sq).__name__} {sq!r}")
+        try:
+            sq = _square_number(sq)
+        except TypeError:
+            raise TypeError(f"a click is on a square number (as Cell.square gives), not {type(sq).__name__} "
+                            f"{sq!r}") from None
         if self.phase == SETUP:
             return self._click_setup(sq)
         if self.phase == OVER:

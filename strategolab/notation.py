@@ -583,7 +583,8 @@ class _Moves:
 
     def scan(self, moves: list[Move]) -> str:
         """The main line's moves appended to ``moves`` without the engine, and the result: what a bulk load
-        needs.  Move numbers, battle annotations and legality are not checked (:meth:`read` checks them)."""
+        needs.  Tokens, variations and marks are checked as :meth:`read` checks them; move numbers and battle
+        annotations are skipped, and whether the moves are legal is not known (:meth:`read` checks all that)."""
         text = self.text
         table = _move_table(self.game.ruleset)
         if _SCAN_PLAIN.fullmatch(text) is not None:
@@ -594,29 +595,45 @@ class _Moves:
             result = text.split()[-1]
             return self.check_header_result(result, len(text.rstrip()) - len(result))
         error = self.error
-        depth = 0
-        main = 0  # main-line moves since the last '(' at depth 0 could branch off
+        lines = [0]  # moves so far in the main line and in each open variation
+        opened: list[int] = []  # offsets of the open '('
+        after_move = False  # a mark may follow
         for m in _TOKEN.finditer(text):
             kind = m.lastgroup
             if kind == "move" or kind == "suffix":
-                if not depth:
+                if len(lines) == 1:
                     tok = m.group("move")
                     entry = table.get(tok) or self.odd_move(tok, m.start("move"))
                     moves.append(entry[0])
-                    main += 1
+                lines[-1] += 1
+                after_move = True
             elif kind == "open":
-                if not depth and not main:
+                if not lines[-1]:
                     raise error(m.start("open"), "found '(', expected a move first: a variation is an "
                                                  "alternative to the move before it")
-                depth += 1
+                lines.append(0)
+                opened.append(m.start("open"))
+                after_move = False
             elif kind == "close":
-                if not depth:
+                if len(lines) == 1:
                     raise error(m.start("close"), "found ')', expected a '(' before it: no variation is open")
-                depth -= 1
+                if not lines[-1]:
+                    raise error(m.start("close"), "found ')', expected a move: a variation holds at least one")
+                lines.pop()
+                opened.pop()
+                after_move = False
+            elif kind == "dots":
+                after_move = False
+            elif kind == "mark" or kind == "nag":
+                tok = m.group(kind)
+                if not after_move:
+                    raise error(m.start(kind), f"found mark {m.group(0).strip()}, expected a move before it")
+                if kind == "nag" and int(tok) > MAX_MARK:
+                    raise error(m.start(kind), f"found mark ${tok}, expected $0 to ${MAX_MARK}")
             elif kind == "result":
-                if depth:
+                if opened:
                     raise error(m.start("result"), f"found the result {m.group('result')}, expected ')' to "
-                                                   f"close the variation")
+                                                   f"close the variation opened at {self.place(opened[-1])}")
                 rest = _NON_SPACE.search(text, m.end())
                 if rest is not None:
                     raise error(rest.start(), f"found {_show(text[rest.start():])} after the result, expected "
@@ -627,8 +644,9 @@ class _Moves:
             elif kind == "bad":
                 raise error(m.start("bad"), self.bad_token(m.group("bad")))
         end = len(text.rstrip())
-        if depth:
-            raise error(end, "found the end of the game, expected ')' to close a variation")
+        if opened:
+            raise error(end, f"found the end of the game, expected ')' to close the variation opened at "
+                             f"{self.place(opened[-1])}")
         raise error(end, "found the end of the game, expected a result: 1-0, 0-1, 1/2-1/2 or *")
 
     def check_header_result(self, result: str, at: int) -> str:
@@ -831,9 +849,10 @@ class GameScanner(GameReader):
 def scan_games(source: Source, *, strict: bool = True, name: str | None = None,
                rulesets: Iterable[Ruleset] = ()) -> GameScanner:
     """The games in ``source`` for bulk loading: headers, start position and main-line moves, several times
-    faster than :func:`read_games` because nothing is replayed.  The start position and the syntax are
-    checked (errors as :func:`read_games` gives them); move numbers, battle annotations and whether each
-    move is legal are not: use :func:`read_games` (or :meth:`ScannedGame.game`) for that."""
+    faster than :func:`read_games` because nothing is replayed.  Headers, the start position, tokens,
+    variations and marks are checked (errors as :func:`read_games` gives them); move numbers and battle
+    annotations are skipped, and neither the legality of the moves nor whether the result and
+    ``[Termination]`` fit the final position is checked: use :func:`read_games` for that."""
     return GameScanner(source, strict=strict, name=name, rulesets=rulesets)
 
 

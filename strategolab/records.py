@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from strategolab.errors import RecordError
 from strategolab.rules import Ruleset
-from strategolab.state import Battle, Move, State
+from strategolab.state import Battle, Move, State, _as_move
 
 if TYPE_CHECKING:
     from strategolab.views import View
@@ -323,15 +323,6 @@ class GameNode:
         text = str(self.move).replace("-", sep)
         marks = "".join(MARK_SYMBOLS.get(m, f" ${m}") for m in sorted(self._marks))
         return f"<GameNode {number}{text}{marks}>"
-
-
-def _as_move(move: object) -> Move:
-    """A :class:`Move` from a Move or a pair of square numbers; anything else is refused by name."""
-    if isinstance(move, Move):
-        return move
-    if isinstance(move, tuple) and len(move) == 2 and all(isinstance(x, int) for x in move):
-        return Move(*move)
-    raise TypeError(f"a move is a Move or a str like 'A4-A5', not {type(move).__name__} {move!r}")
 
 
 def _same_tree(a: GameNode, b: GameNode) -> bool:

@@ -133,9 +133,9 @@ class Setup:
                 plural = "" if count == 1 else "s"
                 out.append(f"{have[kind.name]} × {kind.name} where {rs.name} needs {count} {kind.name}{plural}")
         known = {p.name: p for p in rs.piece_types}
-        for p in {p.name: p for p in self.pieces if p is not None}.values():
-            if known.get(p.name) is not p and known.get(p.name) != p:
-                out.append(f"a {p.name} is not a piece of {rs.name}")
+        distinct = {id(p): p for p in self.pieces if p is not None}.values()  # every object, cheaply
+        strangers = {p.name for p in distinct if known.get(p.name) is not p and known.get(p.name) != p}
+        out += [f"a {name} is not a piece of {rs.name}" for name in sorted(strangers)]
         return out
 
     def validate(self) -> Setup:
@@ -183,9 +183,9 @@ class Setup:
 
 
 def _check_player(player: object) -> int:
-    if not isinstance(player, int) or player not in (RED, BLUE):
+    if isinstance(player, bool | float) or player not in (RED, BLUE):
         raise ValueError(f"player must be 0 (Red) or 1 (Blue), not {player!r}")
-    return player  # type: ignore[return-value]
+    return int(player)  # type: ignore[call-overload]
 
 
 @functools.cache

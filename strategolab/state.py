@@ -8,6 +8,7 @@ generation and replay stay fast in pure Python; the public API hands out small v
 from __future__ import annotations
 
 import enum
+import operator
 import random
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
@@ -508,10 +509,14 @@ def _name(sq: Square) -> str:
 
 
 def _square_number(sq: object) -> Square:
-    """A square given as a number, checked to be one (names go through :func:`parse_square`)."""
-    if isinstance(sq, bool) or not isinstance(sq, int):
-        raise TypeError(f"a square is a name like 'C5' or a number, not {type(sq).__name__} {sq!r}")
-    return sq
+    """A square given as a number (any integer type, NumPy's too), checked to be one (names go through
+    :func:`parse_square`)."""
+    if not isinstance(sq, bool):
+        try:
+            return operator.index(sq)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    raise TypeError(f"a square is a name like 'C5' or a number, not {type(sq).__name__} {sq!r}")
 
 
 def _as_move(move: object) -> Move:
@@ -525,7 +530,7 @@ def _as_move(move: object) -> Move:
 
 def _player(player: object, what: str = "player") -> int:
     """``RED`` or ``BLUE``, checked."""
-    if player not in (RED, BLUE) or isinstance(player, float):
+    if player not in (RED, BLUE) or isinstance(player, bool | float):
         raise ValueError(f"{what} must be 0 (Red) or 1 (Blue), not {player!r}")
     return int(player)  # type: ignore[call-overload]
 
@@ -549,15 +554,11 @@ class LegalMoves:
 
     def __contains__(self, move: object) -> bool:
         """A :class:`Move`, a pair of square numbers or move text (``"A4-A5"``); anything else is not a move."""
-        if isinstance(move, str):
-            try:
-                move = Move.parse(move)
-            except ValueError:
-                return False
-        if not (isinstance(move, tuple) and len(move) == 2
-                and all(isinstance(s, int) and not isinstance(s, bool) for s in move)):
+        try:
+            m = Move.parse(move) if isinstance(move, str) else _as_move(move)
+        except (TypeError, ValueError):
             return False
-        return self._position.illegal_reason(Move(*move)) is None
+        return self._position.illegal_reason(m) is None
 
     def __repr__(self) -> str:
         return f"<LegalMoves ({', '.join(str(m) for m in self)})>"

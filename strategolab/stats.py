@@ -84,7 +84,9 @@ __all__ = [
     "win_rates",
 ]
 
-CACHE_VERSION = 1  # bump when what a cache file holds changes: old files are then simply not used
+# Bump when what a cache file holds changes: old files are then simply not used.
+# 2: .sgn records are scanned (not replayed) and errors name whole paths.
+CACHE_VERSION = 2
 CACHE_ENV = "STRATEGOLAB_CACHE_DIR"  # a folder for every cache file, overriding "next to the data"
 CACHE_FOLDER = ".strategolab-cache"
 RECORD_SUFFIXES = (".sgn",)
@@ -494,7 +496,9 @@ def load_games(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     source file next to the data (or in :func:`user_cache_dir` when that folder is read-only, or in
     ``$STRATEGOLAB_CACHE_DIR``), a folder caches there, ``False`` never caches.  ``workers`` processes parse
     the uncached files (default: one per core).  ``errors="skip"`` keeps going past bad games and lists them
-    in :attr:`GameTables.errors`; ``"raise"`` raises the first as a :class:`RecordError`.
+    in :attr:`GameTables.errors`; ``"raise"`` raises the first as a :class:`RecordError`.  Like Gravon games,
+    records are read without replaying them (:func:`~strategolab.notation.scan_games`): a file that does not
+    parse is an error here, an illegal move is not (``strategolab validate`` checks every move).
     """
     if errors not in ("skip", "raise"):
         raise ValueError(f"errors={errors!r}: expected 'skip' or 'raise'")

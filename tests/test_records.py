@@ -493,7 +493,7 @@ def test_scan_reads_headers_start_and_main_line_without_replaying() -> None:
 
 @pytest.mark.parametrize(("moves", "token", "message"), [
     ("1. E4-E5 E7-E6 hello *", "hello", "expected a move (like A4-A5"),
-    ("1. E4-E5 (E4-E6 *", "*", "expected ')' to close the variation"),
+    ("1. E4-E5 (A4-A5 *", "*", "expected ')' to close the variation"),
     ("1. E4-E5 ) *", ")", "no variation is open"),
     ("( E4-E5 ) *", "(", "expected a move first"),
     ("1. E4-E5 { never closed *", "{", "never closed"),
@@ -501,6 +501,10 @@ def test_scan_reads_headers_start_and_main_line_without_replaying() -> None:
     ("1. E4-E5 * E7-E6", "E7-E6", "after the result"),
     ("1. E4-E5 Q99-E5 *", "Q99-E5", "expected a move between two squares"),
     ("1. E4-E5 0-1", "0-1", "expected 1-0 as the [Result] header says"),
+    ("1. E4-E5 ( ( E4-E6 ) ) *", "( E4", "expected a move first"),
+    ("1. E4-E5 () *", ")", "a variation holds at least one"),
+    ("! 1. E4-E5 *", "!", "expected a move before it"),
+    ("1. E4-E5 $300 *", "300", "expected $0 to $255"),
 ])
 def test_scan_locates_every_syntax_error(moves: str, token: str, message: str) -> None:
     text = record(moves, '[Result "1-0"]\n' if token == "0-1" else "")
@@ -509,6 +513,7 @@ def test_scan_locates_every_syntax_error(moves: str, token: str, message: str) -
         list(scan_games(text))
     e = info.value
     column = moves.index(token) + 1 if token else len(moves) + 1  # no token: just after the move text
+    assert str(error_of(text)) == str(e)  # the same error as the full reader
     assert (e.line, e.column) == (line, column), str(e)
     assert message in e.message, e.message
     reader = scan_games(text + "\n" + write_game(_three_games()[0]), strict=False)
