@@ -36,7 +36,7 @@ from strategolab.archive import (
 from strategolab.errors import RecordError
 from strategolab.files import atomic_output
 from strategolab.gravon import GravonError, GravonGame, Part, dump_gravon, dump_gravon_zip, read_part, split_parts
-from strategolab.notation import read_games, write_game
+from strategolab.notation import ScannedGame, read_games, scan_games, write_game
 from strategolab.records import Game
 from strategolab.rules import get_ruleset
 
@@ -153,22 +153,25 @@ def expand(paths: Iterable[str | os.PathLike[str]], suffixes: tuple[str, ...]) -
     return out
 
 
-def _notation_items(path: Path, with_text: bool) -> Iterator[Item]:
-    """The games of a file in the kit's notation, read leniently: every problem is reported, none stops it."""
-    reader = read_games(path, strict=False)
+def _notation_items(path: Path, with_text: bool, scan: bool = False) -> Iterator[Item]:
+    """The games of a file in the kit's notation, read leniently: every problem is reported, none stops it.
+    ``scan``: only parsed, not replayed (:func:`~strategolab.notation.scan_games`), as Gravon games for ``info``."""
+    reader = scan_games(path, strict=False) if scan else read_games(path, strict=False)
     seen = 0
     with reader:
         for game in reader:
             errors = tuple(str(e) for e in reader.errors[seen:])
             seen = len(reader.errors)
+            plies = len(game.moves) if isinstance(game, ScannedGame) else len(game.mainline())
+            text = write_game(game) if with_text and not errors and isinstance(game, Game) else None
             yield Item(str(path), game.ruleset.name, game.result, game.headers.get("Termination", ""),
-                       len(game.mainline()), errors, text=write_game(game) if with_text and not errors else None)
+                       plies, errors, text=text)
     if len(reader.errors) > seen:
         yield Item(str(path), errors=tuple(str(e) for e in reader.errors[seen:]))
 
 
 def items(files: list[Path], work: Callable[[Part], list[Item]], jobs: int, *,
-          with_text: bool = False) -> Iterator[Item]:
+          with_text: bool = False, scan: bool = False) -> Iterator[Item]:
     """What ``work`` makes of every game in ``files``, in order; Gravon parts run in ``jobs`` processes."""
     parts: dict[Path, list[Part | GravonError]] = {
         f: list(split_parts([f])) for f in files if f.suffix.lower() in GRAVON_SUFFIXES}
@@ -179,7 +182,7 @@ def items(files: list[Path], work: Callable[[Part], list[Item]], jobs: int, *,
         done = pool.map(work, todo) if pool is not None else map(work, todo)
         for f in files:
             if f not in parts:
-                yield from _notation_items(f, with_text)
+                yield from _notation_items(f, with_text, scan)
                 continue
             for p in parts[f]:
                 yield from [Item(str(f), errors=(str(p),))] if isinstance(p, GravonError) else next(done)
@@ -250,8 +253,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     verdict = "no errors" if not errors else f"{errors} error{'s' if errors != 1 else ''}"
-    print(f"{len(files)} file{'s' if len(files) != 1 else ''}, {games:,} games, {plies:,} moves: {verdict}, "
-          f"{warnings} warning{'s' if warnings != 1 else ''}")
+    print(f"{_count(len(files), 'file')}, {_count(games, 'game')}, {_count(plies, 'move')}: {verdict}, "
+          f"{_count(warnings, 'warning')}")
     return PROBLEMS if errors else OK
 
 
@@ -356,7 +359,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     rows: list[Item] = []
     errors = 0
     try:
-        for item in items(files, info_part, args.jobs):
+        for item in items(files, info_part, args.jobs, scan=True):
             progress.update(item)
             for message in item.errors:
                 progress.print(message)
@@ -367,6 +370,11 @@ def cmd_info(args: argparse.Namespace) -> int:
         progress.close()
     print(summary_table(rows, len(files)))
     return PROBLEMS if errors else OK
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``1,200 moves``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def summary_table(rows: list[Item], files: int) -> str:
@@ -384,8 +392,8 @@ def summary_table(rows: list[Item], files: int) -> str:
                       f"{statistics.fmean(lengths):,.1f}" if lengths else "-",
                       f"{statistics.median(lengths):,.0f}" if lengths else "-", f"{max(lengths, default=0):,}"))
     terminations = Counter(r.termination or "(not recorded)" for r in rows)
-    lines = [f"{files} file{'s' if files != 1 else ''}, {len(rows):,} games, "
-             f"{sum(r.plies for r in rows):,} moves", "", *_aligned(table), "",
+    lines = [f"{_count(files, 'file')}, {_count(len(rows), 'game')}, {_count(sum(r.plies for r in rows), 'move')}",
+             "", *_aligned(table), "",
              *_aligned([("termination", "games"),
                         *((t, f"{n:,}") for t, n in sorted(terminations.items(), key=lambda tn: (-tn[1], tn[0])))])]
     return "\n".join(lines)
@@ -509,8 +517,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print a table of the games: per variant (the rule set; for Gravon games the rule set they "
                     "convert under, or gravon-<type>) the number of games, Red wins, Blue wins, draws, "
                     "unfinished games and the length in plies (mean, median, longest), then how the games "
-                    "ended. Gravon files are only parsed, not replayed (use validate to check them); .sgn "
-                    "files are read in full, so their errors are printed too.",
+                    "ended. Files are only parsed, not replayed (use validate to check every move): errors "
+                    "in headers, setups and move text are printed, illegal moves are not.",
         epilog=f"{FORMATS}\n\n{EXIT_CODES}")
     p.add_argument("paths", nargs="+", metavar="PATH", help=".sgn, .xml or .zip files, or folders of them")
     _common(p)

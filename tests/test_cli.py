@@ -221,6 +221,19 @@ def test_info_prints_the_summary_table(capsys: pytest.CaptureFixture[str], good:
     assert "resignation" in out and "(not recorded)" in out
 
 
+def test_info_parses_while_validate_replays(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    illegal = tmp_path / "illegal.sgn"
+    illegal.write_text(record("1. E4-E6 E7-E6", "*"))  # a Lieutenant cannot run
+    code, out, _ = run(capsys, "info", str(illegal))
+    assert code == OK and out.splitlines()[0] == "1 file, 1 game, 2 moves"
+    code, out, err = run(capsys, "validate", str(illegal))
+    assert code == PROBLEMS and "illegal move E4-E6" in out + err
+    broken = tmp_path / "broken.sgn"
+    broken.write_text(record("1. E4-E5 ( *", "*"))
+    code, out, err = run(capsys, "info", str(broken))
+    assert code == PROBLEMS and "broken.sgn:" in out + err and "close the variation" in out + err
+
+
 @pytest.mark.skipif(not ARCHIVE.is_dir(), reason=f"the shared Gravon archive is not at {ARCHIVE}")
 def test_info_on_a_month_in_two_processes(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "info", "-j", "2", str(ARCHIVE / "strados2014-0.zip"))
