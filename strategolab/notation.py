@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from strategolab.board import Square, geometry, parse_square, square_name
 from strategolab.errors import RecordError
@@ -112,9 +112,6 @@ class GameReader:
         self.errors: list[RecordError] = []
         self.rulesets: dict[str, Ruleset] = {**RULESETS, **EXTRA_RULESETS, **{r.name: r for r in extra}}
         self._source = source
-        self._after_init()
-
-    def _after_init(self) -> None:
         self._games: Generator[Game, None, None] = self._read()
 
     def __iter__(self) -> Iterator[Game]:
@@ -133,14 +130,16 @@ class GameReader:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _fail(self, error: RecordError, game: Game | None = None) -> None:
+    def _fail(self, error: RecordError, item: Game | ScannedGame | None = None) -> None:
         if self.strict:
             raise error
         self.errors.append(error)
-        if game is not None:
-            game.errors.append(error)
+        if item is not None:
+            item.errors.append(error)
 
-    def _read(self) -> Generator[Game, None, None]:
+    def _read(self) -> Generator[Any, None, None]:
+        """One item per game (:meth:`_item`), its move text read into it by :meth:`_fill`; a problem goes to
+        the item's ``errors`` too (lenient mode), and the item is kept as far as it was read."""
         chunks = self._chunks()
         while True:
             try:
@@ -150,17 +149,26 @@ class GameReader:
             except RecordError as e:  # the source itself failed (unreadable file, undecodable stream)
                 self._fail(e)
                 return
-            game: Game | None = None
+            item = None
             try:
                 for problem in chunk.problems:
                     self._fail(problem)
                 game, where = self._start(chunk)
-                game.errors.extend(chunk.problems)
-                _Moves(self, game, chunk, where).read()
+                item = self._item(game, chunk)
+                self._fill(item, game, chunk, where)
             except RecordError as e:
-                self._fail(e, game)
-            if game is not None:
-                yield game
+                self._fail(e, item)
+            if item is not None:
+                yield item
+
+    def _item(self, game: Game, chunk: _Chunk) -> Any:
+        """What this reader yields for a game whose headers and start position were read."""
+        game.errors.extend(chunk.problems)
+        return game
+
+    def _fill(self, item: Any, game: Game, chunk: _Chunk, where: dict[str, tuple[int, int]]) -> None:
+        """Read the game's move text into the item (raises :class:`RecordError` at the first problem)."""
+        _Moves(self, game, chunk, where).read()
 
     # -- lines and chunks -------------------------------------------------------------------------------
 
@@ -650,7 +658,7 @@ class _Moves:
         raise error(end, "found the end of the game, expected a result: 1-0, 0-1, 1/2-1/2 or *")
 
     def check_header_result(self, result: str, at: int) -> str:
-        """The result token must match the ``[Result]`` header (the scan's only check of the result)."""
+        """The result token must match the ``[Result]`` header (all the scan checks of the result)."""
         declared = self.game.headers.get("Result")
         if declared is not None and declared != result:
             raise self.error(at, f"found the result {result}, expected {declared} as the [Result] header says")
@@ -694,12 +702,8 @@ class _Moves:
 
     def check_result(self, state: State, result: str, at: int) -> None:
         """The result token must match the Result header, and both must fit the final position."""
-        headers = self.game.headers
-        declared = headers.get("Result")
-        if declared is not None and declared != result:
-            raise self.error(at, f"found the result {result}, expected {declared} as the [Result] header says")
-        headers["Result"] = result
-        termination = headers.get("Termination")
+        self.check_header_result(result, at)
+        termination = self.game.headers.get("Termination")
         checked = termination in _CHECKED_TERMINATIONS
         if result == "*" and not checked:
             return
@@ -809,41 +813,17 @@ class GameScanner(GameReader):
         return self
 
     def __next__(self) -> ScannedGame:  # type: ignore[override]
-        return next(self._scans)
+        return next(self._games)
 
     def __enter__(self) -> GameScanner:
         return self
 
-    def close(self) -> None:
-        self._scans.close()
+    def _item(self, game: Game, chunk: _Chunk) -> ScannedGame:
+        line = chunk.headers[0][0] if chunk.headers else chunk.body_line
+        return ScannedGame(game.headers, game._start, [], line, list(chunk.problems))
 
-    def _after_init(self) -> None:
-        self._scans: Generator[ScannedGame, None, None] = self._scan()
-
-    def _scan(self) -> Generator[ScannedGame, None, None]:
-        chunks = self._chunks()
-        while True:
-            try:
-                chunk = next(chunks)
-            except StopIteration:
-                return
-            except RecordError as e:
-                self._fail(e)
-                return
-            scanned: ScannedGame | None = None
-            try:
-                for problem in chunk.problems:
-                    self._fail(problem)
-                game, where = self._start(chunk)
-                line = chunk.headers[0][0] if chunk.headers else chunk.body_line
-                scanned = ScannedGame(game.headers, game._start, [], line, list(chunk.problems))
-                _Moves(self, game, chunk, where).scan(scanned.moves)
-            except RecordError as e:
-                self._fail(e)
-                if scanned is not None:
-                    scanned.errors.append(e)
-            if scanned is not None:
-                yield scanned
+    def _fill(self, item: ScannedGame, game: Game, chunk: _Chunk, where: dict[str, tuple[int, int]]) -> None:
+        _Moves(self, game, chunk, where).scan(item.moves)
 
 
 def scan_games(source: Source, *, strict: bool = True, name: str | None = None,
