@@ -17,6 +17,13 @@ RED = 0
 BLUE = 1
 PLAYER_NAMES = ("Red", "Blue")
 
+
+def check_player(player: object, what: str = "player") -> int:
+    """``RED`` or ``BLUE`` (any integer type), checked: a bool or float is refused by name."""
+    if player not in (RED, BLUE) or isinstance(player, bool | float):
+        raise ValueError(f"{what} must be 0 (Red) or 1 (Blue), not {player!r}")
+    return int(player)  # type: ignore[call-overload]
+
 IMMOBILE = 0
 STEP = 1
 RUN = 2

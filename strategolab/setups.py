@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from strategolab.board import Square, geometry, parse_square, square_name
 from strategolab.errors import SetupError
-from strategolab.rules import BLUE, PLAYER_NAMES, RED, PieceType, Ruleset, get_ruleset
+from strategolab.rules import PLAYER_NAMES, RED, PieceType, Ruleset, check_player, get_ruleset
 
 EMPTY = "."
 
@@ -86,7 +86,7 @@ class Setup:
                         ruleset: str | Ruleset | None = None) -> Setup:
         """A setup from squares (as placed on the board by ``player``) to piece types or their symbols."""
         rs = get_ruleset(ruleset)
-        player = _check_player(player)
+        player = check_player(player)
         geo = geometry(rs)
         squares = geo.setup_squares[player]
         index = {sq: i for i, sq in enumerate(squares)}
@@ -150,7 +150,7 @@ class Setup:
 
     def placements(self, player: int) -> dict[Square, PieceType]:
         """Where the pieces stand on the board when ``player`` deploys this setup."""
-        squares = geometry(self.ruleset).setup_squares[_check_player(player)]
+        squares = geometry(self.ruleset).setup_squares[check_player(player)]
         return {sq: p for sq, p in zip(squares, self.pieces, strict=True) if p is not None}
 
     def swap(self, a: int, b: int) -> Setup:
@@ -180,12 +180,6 @@ class Setup:
         from strategolab.state import _png
 
         return _png(self)
-
-
-def _check_player(player: object) -> int:
-    if isinstance(player, bool | float) or player not in (RED, BLUE):
-        raise ValueError(f"player must be 0 (Red) or 1 (Blue), not {player!r}")
-    return int(player)  # type: ignore[call-overload]
 
 
 @functools.cache

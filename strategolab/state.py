@@ -24,6 +24,7 @@ from strategolab.rules import (
     BattleResult,
     PieceType,
     Ruleset,
+    check_player,
     get_ruleset,
     resolve_battle,
 )
@@ -314,7 +315,7 @@ class Position:
 
     def generate_legal_moves(self, player: int | None = None) -> list[Move]:
         """Every legal move of ``player`` (default: the side to move), as a fresh list."""
-        p = self.turn if player is None else _player(player)
+        p = self.turn if player is None else check_player(player)
         if self._over() is not None:
             return []
         moves = self._pseudo_legal(p)
@@ -528,13 +529,6 @@ def _as_move(move: object) -> Move:
     raise TypeError(f"a move is a Move or a str like 'A4-A5', not {type(move).__name__} {move!r}")
 
 
-def _player(player: object, what: str = "player") -> int:
-    """``RED`` or ``BLUE``, checked."""
-    if player not in (RED, BLUE) or isinstance(player, bool | float):
-        raise ValueError(f"{what} must be 0 (Red) or 1 (Blue), not {player!r}")
-    return int(player)  # type: ignore[call-overload]
-
-
 class LegalMoves:
     """A lazy view of the legal moves of a position, like python-chess's ``board.legal_moves``."""
 
@@ -614,7 +608,7 @@ class State(Position):
                 if kind is not None:
                     board[sq] = bits | index[kind.name]
         if first_player is not None:
-            state.turn = _player(first_player, "first_player")
+            state.turn = check_player(first_player, "first_player")
         return state
 
     @classmethod
@@ -635,7 +629,7 @@ class State(Position):
         for sq, piece in placements.items():
             state.set_piece(parse_square(sq) if isinstance(sq, str) else sq, piece)
         if turn is not None:
-            state.turn = _player(turn, "turn")
+            state.turn = check_player(turn, "turn")
         if isinstance(quiet, bool) or not isinstance(quiet, int) or quiet < 0:
             raise ValueError(f"quiet must be a number of moves, 0 or more, not {quiet!r}")
         state.quiet = quiet
