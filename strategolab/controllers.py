@@ -17,8 +17,10 @@ imports ipywidgets or matplotlib: :mod:`strategolab.widgets` is a thin view over
 from __future__ import annotations
 
 import datetime
+import os
 import random
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING
 from strategolab.archive import GRAVON_RULESETS, REPLAYABLE, initial_state, replay
 from strategolab.board import STRIDE, Square, geometry, square_name
 from strategolab.errors import StrategolabError
+from strategolab.files import same_file, user_folder
 from strategolab.gravon import GravonGame, read_gravon
 from strategolab.notation import battle_text, read_game, read_games, write_game, write_games
 from strategolab.records import MARK_SYMBOLS, Game, GameNode, to_mark
@@ -657,6 +660,15 @@ class PlayController(Messages):
 
 
 PERSPECTIVES: dict[str, int | None] = {"red": RED, "blue": BLUE, "all": None}
+RESULT_WORDS = {"1-0": "Red wins", "0-1": "Blue wins", "1/2-1/2": "draw", "*": "no result"}
+SORTS = ("file", "shortest", "longest", "player", "result")  # how the game browser can order the games
+
+
+def reflow(text: str) -> str:
+    """A comment as running text: the record's line breaks inside a paragraph become spaces, a blank line
+    still separates paragraphs (records wrap long comments at a fixed width)."""
+    paragraphs = (" ".join(part.split()) for part in text.replace("\r\n", "\n").split("\n\n"))
+    return "\n\n".join(p for p in paragraphs if p)
 
 
 @dataclass(frozen=True)
@@ -670,12 +682,73 @@ class MoveEntry:
     alternatives: int  # other moves that could have been played here (variations)
 
 
+@dataclass(frozen=True)
+class GameRow:
+    """One game of the open file as the game browser lists it (read without replaying the game)."""
+
+    index: int  # its number in the file (for :meth:`ReplayController.choose_game`)
+    name: str  # the Gravon file name inside the zip, or the record's Event
+    variant: str
+    red: str
+    blue: str
+    result: str  # "1-0", "0-1", "1/2-1/2" or "*"
+    ending: str  # why the game ended ("flag captured", "resigned" ...), "" when the record does not say
+    moves: int
+
+    @property
+    def label(self) -> str:
+        """One line for a list: name, players, variant, length, result and why the game ended."""
+        players = f"{self.red or '?'} vs {self.blue or '?'}" if self.red or self.blue else "players unknown"
+        ending = f" ({self.ending})" if self.ending else ""
+        return f"{self.name} — {players}, {self.variant}, {self.moves} moves, {self.result}{ending}"
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    """Which games of a file to list and in what order; empty text and ``None`` mean "any"."""
+
+    variant: str = ""
+    result: str = ""
+    ending: str = ""
+    min_moves: int = 0
+    max_moves: int | None = None
+    player: str = ""  # part of either player's name, any case
+    sort: str = "file"  # one of :data:`SORTS`
+
+    def __post_init__(self) -> None:
+        if self.sort not in SORTS:
+            raise ValueError(f"sort={self.sort!r}: expected one of {', '.join(SORTS)}")
+        for name in ("min_moves", "max_moves"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+                raise ValueError(f"{name}={value!r}: expected a number of moves (0 or more)")
+
+    def apply(self, rows: Iterable[GameRow]) -> list[GameRow]:
+        """The rows that pass, in the chosen order."""
+        player = self.player.strip().casefold()
+        top = self.max_moves if self.max_moves is not None else float("inf")
+        out = [r for r in rows
+               if (not self.variant or r.variant == self.variant) and (not self.result or r.result == self.result)
+               and (not self.ending or r.ending == self.ending) and self.min_moves <= r.moves <= top
+               and (not player or player in r.red.casefold() or player in r.blue.casefold())]
+        keys: dict[str, Callable[[GameRow], object]] = {
+            "file": lambda r: r.index, "shortest": lambda r: (r.moves, r.index),
+            "longest": lambda r: (-r.moves, r.index), "player": lambda r: (r.red.casefold(), r.blue.casefold()),
+            "result": lambda r: (r.result, r.ending, r.index)}
+        return sorted(out, key=keys[self.sort])
+
+
 class ReplayController(Messages):
     """Step through a recorded game from either side's view or with everything revealed, and annotate it.
 
     The line being replayed is the path from the start to the current node followed by that node's main
     continuation; :meth:`follow` switches to a variation.  The state at the current node is kept in step
     with one :class:`~strategolab.state.State` (``push``/``pop``), so stepping costs one move, not a replay.
+
+    Nothing the user made is dropped: a comment being typed (:meth:`edit`) is kept before the position
+    changes; opening another file while annotations are unsaved, or saving over a file that exists, waits in
+    :attr:`pending` for :meth:`confirm`; saves go by default to :func:`~strategolab.files.user_folder` under a
+    name no other file has, and keep every game of a file of the kit's notation.
     """
 
     def __init__(self, game: Game | None = None) -> None:
@@ -687,15 +760,24 @@ class ReplayController(Messages):
         self.games: list[Game] = []
         self._gravon: list[GravonGame] = []
         self._converted: dict[int, Game] = {}
+        self._catalog: list[GameRow] | None = None
         self.game_index = 0
         self.line: list[GameNode] = []  # the line being replayed: the game (start), then its moves
         self.index = 0
         self.revision = 0  # counts changes of the line or its annotations (a front end redraws the move list)
         self.perspective: int | None = None
-        self.dirty = False
+        self.pending: Pending | None = None
+        self._unsaved: set[int] = set()  # games of the open file with annotations not saved yet
+        self._saved_to: dict[int, Path] = {}  # where a game (or, key -1, the whole notation file) was saved
+        self._draft: tuple[GameNode, str, str] | None = None  # a comment and mark typed but not kept yet
         if game is not None:
             self.games = [game]
             self._start(game)
+
+    @property
+    def dirty(self) -> bool:
+        """Whether some annotation (kept, or still being typed) is not saved in a file yet."""
+        return bool(self._unsaved) or self.has_draft
 
     # -- opening ----------------------------------------------------------------------------------------------
 
@@ -707,14 +789,24 @@ class ReplayController(Messages):
             raise StrategolabError(c.message)
         return c
 
-    def open(self, path: str | Path, index: int = 0) -> bool:
+    def open(self, path: str | Path, index: int = 0, *, confirm: bool = False) -> bool:
         """Open a record (``.xml``/``.zip``: Gravon; anything else: the kit's notation) at game ``index``.
 
-        A file that cannot be read leaves the current game open; the message says why.
+        While annotations are unsaved this needs ``confirm=True`` (else it waits in :attr:`pending`).  A file
+        that cannot be read leaves the current game open; the message says why.
         """
         _check_path(path)
         if isinstance(index, bool) or not isinstance(index, int):
             raise TypeError(f"index is a game number (0 for the first), not {index!r}")
+        self._keep_draft()
+        if self._unsaved and not confirm:
+            games = len(self._unsaved)
+            self.pending = Pending("open", f"The annotations of {games} {'game' if games == 1 else 'games'} "
+                                           f"here are not saved. Open {Path(path).name} and drop them?",
+                                   path=str(path), settings={"index": index})
+            self.say(self.pending.question)
+            return False
+        self.pending = None
         p = Path(path)
         try:
             if p.suffix.lower() in (".zip", ".xml"):
@@ -735,25 +827,41 @@ class ReplayController(Messages):
             return False
         self.source = p
         self.kind = "gravon" if gravon else "notation"
-        self.games, self._gravon, self._converted = games, gravon, {}
-        self.dirty = False
+        self.games, self._gravon, self._converted, self._catalog = games, gravon, {}, None
+        self._unsaved, self._saved_to = set(), {}
         self.choose_game(index)
         return True
 
+    def catalog(self) -> list[GameRow]:
+        """Every game of the open file (or the one game given), for the game browser; read once per file."""
+        if self._catalog is None:
+            if self._gravon:
+                self._catalog = [
+                    GameRow(i, g.source.rpartition(":")[2], g.game_type, g.players[0], g.players[1],
+                            "*" if g.result_type is None else {RED: "1-0", BLUE: "0-1", None: "1/2-1/2"}[g.winner],
+                            g.result_text, len(g.moves)) for i, g in enumerate(self._gravon)]
+            else:
+                self._catalog = [
+                    GameRow(i, g.headers.get("Event") or (self.source.name if self.source else "game"),
+                            g.ruleset.name, _player(g, "Red"), _player(g, "Blue"), g.result,
+                            g.headers.get("Termination", ""), len(g.mainline())) for i, g in enumerate(self.games)]
+        return self._catalog
+
+    def find_games(self, **criteria: object) -> list[GameRow]:
+        """The games of the open file that fit the criteria of :class:`GameFilter`, in its order."""
+        return GameFilter(**criteria).apply(self.catalog())  # type: ignore[arg-type]
+
     def game_labels(self) -> list[str]:
         """One line per game in the open file, to pick one."""
-        if self._gravon:
-            return [f"{g.source.rpartition(':')[2]} — {g.players[0]} vs {g.players[1]}, {len(g.moves)} moves"
-                    for g in self._gravon]
-        return [f"{i + 1}. {g.headers.get('Red', '?')} vs {g.headers.get('Blue', '?')} "
-                f"({g.ruleset.name}, {len(g.mainline())} moves, {g.result})" for i, g in enumerate(self.games)]
+        return [row.label for row in self.catalog()]
 
     def choose_game(self, index: int) -> None:
-        """Replay game ``index`` of the open file."""
+        """Replay game ``index`` of the open file (annotations of the others stay, to be saved)."""
         count = len(self._gravon or self.games)
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
             raise ValueError(f"there is no game {index!r}: the open file has {count} "
                              + (f"(0 to {count - 1})" if count else "(open a record first)"))
+        self._keep_draft()
         if self._gravon:
             if index not in self._converted:
                 self._converted[index] = gravon_game(self._gravon[index])
@@ -762,7 +870,7 @@ class ReplayController(Messages):
             game = self.games[index]
         self.game_index = index
         self._start(game)
-        self.say(f"Opened {self.game_labels()[index]}" + (f" from {self.source}" if self.source else "") + ".")
+        self.say(f"Opened {self.title()}" + (f" from {self.source}" if self.source else "") + ".")
 
     def _start(self, game: Game) -> None:
         self.game = game
@@ -771,6 +879,19 @@ class ReplayController(Messages):
         self.line = [game, *game.mainline()]
         self.index = 0
         self.revision += 1
+
+    def confirm(self, yes: bool = True) -> bool:
+        """Answer the pending question: ``yes`` carries the open or the save out, otherwise nothing changes."""
+        pending, self.pending = self.pending, None
+        if pending is None:
+            return False
+        if not yes:
+            self.say(f"Nothing changed ({pending.action} cancelled).")
+            return False
+        if pending.action == "open":
+            return self.open(pending.path or "", int((pending.settings or {}).get("index", 0)),  # type: ignore[call-overload]
+                             confirm=True)
+        return self.save(pending.path, confirm=True)
 
     # -- moving through the line ---------------------------------------------------------------------------------
 
@@ -790,11 +911,14 @@ class ReplayController(Messages):
         return len(self.line) - 1
 
     def goto(self, index: int) -> None:
-        """Go to position ``index`` of the line (0: the start; clamped to the line)."""
+        """Go to position ``index`` of the line (0: the start; clamped to the line); a comment being typed is
+        kept first."""
         self._need_game()
         if isinstance(index, bool) or not isinstance(index, int):
             raise TypeError(f"a position in the line is a whole number (0: the start), not {index!r}")
         index = max(0, min(index, self.length))
+        if index != self.index:
+            self._keep_draft()
         state = self._state
         while self.index > index:
             state.pop()
@@ -831,6 +955,7 @@ class ReplayController(Messages):
         if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < n:
             raise ValueError(f"there is no continuation {k!r} here: " + (f"choose 0 to {n - 1}" if n else
                                                                          "this is the end of the line"))
+        self._keep_draft()
         child = self.node.variations[k]
         self.line = [*self.line[:self.index + 1], child, *child.mainline()]
         self.revision += 1
@@ -887,8 +1012,31 @@ class ReplayController(Messages):
                           len(node.parent.variations) - 1 if node.parent is not None else 0)
                 for i, node in enumerate(self.line[1:], 1)]
 
+    def title(self) -> str:
+        """The game's name: its players, else its Event, else the file's name."""
+        self._need_game()
+        red, blue = _player(self.game, "Red"), _player(self.game, "Blue")
+        if red or blue:
+            return f"{red or 'unknown'} (Red) vs {blue or 'unknown'} (Blue)"
+        if self.game.headers.get("Event"):
+            return self.game.headers["Event"]
+        return self.source.name if self.source is not None else "A game"
+
+    def ending(self) -> str:
+        """How the line being replayed ends: the engine's verdict on its last position, else (main line) the
+        result the record gives and why, else that the record stops without one."""
+        self._need_game()
+        end = self.line[-1]
+        outcome = end.state().outcome() if end is not self.node else self._state.outcome()
+        if outcome is not None:
+            return f"Game over: {outcome}."
+        if not end.is_mainline() or self.game.result == "*":
+            return "The record ends here, without a result."
+        why = self.game.headers.get("Termination")
+        return f"Game over: {RESULT_WORDS[self.game.result]}" + (f" ({why})." if why else ".")
+
     def describe(self) -> str:
-        """The current position in words: move number, the move, its battle."""
+        """The current position in words: move number, the move, its battle, and at the end how it ended."""
         node = self.node
         if node.move is None:
             return f"Start position — {self.length} moves in this line"
@@ -896,10 +1044,18 @@ class ReplayController(Messages):
         text = f"Move {self.index} of {self.length}: {self._move_text(node, self._first_ply + self.index - 1, rs)}"
         if node.battle is not None:
             text += f" — {describe_battle(node.battle, rs)}"
-        outcome = self._state.outcome()
-        if self.index == self.length and outcome is not None:
-            text += f". {outcome}"
+        if self.index == self.length:
+            text += f". {self.ending()}"
         return text
+
+    def notes(self) -> str:
+        """What the record says before the current move (a variation's opening words), with the move it
+        leads to, so that such a comment never reads as a sentence with a word missing; ``""`` if nothing."""
+        node = self.node
+        if not node.starting_comment or node.move is None:
+            return ""
+        move = self._move_text(node, self._first_ply + self.index - 1, self.game.ruleset)
+        return f"{reflow(node.starting_comment)} {move}"
 
     def headers(self) -> dict[str, str]:
         """The record's headers, the rule set first."""
@@ -918,44 +1074,126 @@ class ReplayController(Messages):
         node = self.node
         if mark is not None and node.move is None and mark != "":
             raise ValueError("a mark judges a move: step to a move first")
+        self._draft = None
         if comment is not None:
             node.comment = comment
         if mark is not None and node.move is not None:
             node.marks = () if mark == "" else (to_mark(mark),)
-        self.dirty = True
+        self._unsaved.add(self.game_index)
         self.revision += 1
         self.say("Annotation kept (save to write it to a file).")
 
+    def edit(self, comment: str | None = None, mark: str | None = None) -> None:
+        """What the user is typing for the current move, not kept yet (``None`` leaves either as it is).
+
+        It is kept (as :meth:`annotate` would) before the position changes or the record is saved, so a
+        comment typed and not kept by hand is never thrown away.
+        """
+        node = self.node
+        if self._draft is not None and self._draft[0] is node:
+            _, old_comment, old_mark = self._draft
+        else:
+            old_comment, old_mark = reflow(node.comment), self.mark()
+        self._draft = (node, old_comment if comment is None else comment, old_mark if mark is None else mark)
+
+    @property
+    def has_draft(self) -> bool:
+        """Whether a comment or mark is being typed that differs from what the current move has."""
+        if self._draft is None:
+            return False
+        node, comment, mark = self._draft
+        return reflow(comment) != reflow(node.comment) or (node.move is not None and mark != _mark_text(node))
+
+    def _keep_draft(self) -> None:
+        """Keep the comment being typed (if it changes anything) on its move."""
+        if not self.has_draft:
+            self._draft = None
+            return
+        node, comment, mark = self._draft  # type: ignore[misc]
+        assert node is self.node  # every change of position keeps the draft first
+        self.annotate(comment, mark if node.move is not None else None)
+        where = f"move {self.index}" if node.move is not None else "the start"
+        self.say(f"Kept your annotation of {where} (not saved to a file yet).")
+
     def mark(self) -> str:
         """The current move's first mark as text (``"!"``, ``"$14"``), ``""`` for none."""
-        marks = sorted(self.node.marks)
-        return MARK_SYMBOLS.get(marks[0], f"${marks[0]}") if marks else ""
+        return _mark_text(self.node)
+
+    # -- saving -----------------------------------------------------------------------------------------------
+
+    def _save_key(self) -> int:
+        return -1 if self.kind == "notation" else self.game_index
 
     def default_save_path(self) -> Path:
-        """Where :meth:`save` writes without a path: the record itself, or (a Gravon game, a game given in
-        memory) a new record in the working folder."""
+        """Where :meth:`save` writes without a path: where this game was saved before, else a file in
+        :func:`~strategolab.files.user_folder` named after the record (the open file itself when it is there)
+        under a name no other file has yet, so a default save never replaces anything."""
+        saved = self._saved_to.get(self._save_key())
+        if saved is not None:
+            return saved
+        folder = user_folder()
         if self.kind == "notation" and self.source is not None:
-            return self.source
-        if self.source is not None:
-            member = self._gravon[self.game_index].source.rpartition(":")[2].rpartition("/")[2]
-            return Path.cwd() / (Path(member).stem + SAVE_SUFFIX)
-        return Path.cwd() / f"annotated{SAVE_SUFFIX}"
+            if same_file(self.source.parent, folder):
+                return self.source
+            stem = self.source.stem
+        elif self.kind == "gravon":
+            stem = Path(self._gravon[self.game_index].source.rpartition(":")[2].rpartition("/")[2]).stem
+        else:
+            stem = re.sub(r"[^a-z0-9]+", "-", self.game.headers.get("Event", "").lower()).strip("-")[:60]
+        stem = stem or "annotated"
+        target, n = folder / f"{stem}{SAVE_SUFFIX}", 1
+        while os.path.lexists(target):
+            n += 1
+            target = folder / f"{stem}-{n}{SAVE_SUFFIX}"
+        return target
 
-    def save(self, path: str | Path | None = None) -> bool:
-        """Write the annotated record atomically (every game of a notation file, so none is lost)."""
+    def save(self, path: str | Path | None = None, *, confirm: bool = False) -> bool:
+        """Write the annotated record atomically: every game of a file in the kit's notation (none is lost),
+        else the game being replayed.
+
+        Replacing a file that exists needs ``confirm=True`` (else the question waits in :attr:`pending`),
+        unless it is where this record was saved before.  Links are written through.
+        """
         self._need_game()
         if path is not None:
             _check_path(path)
+        self._keep_draft()
+        key = self._save_key()
         target = Path(path) if path else self.default_save_path()
-        games = self.games if self.kind == "notation" and target == self.source else [self.game]
+        games = self.games if self.kind == "notation" else [self.game]
+        count = f"{len(games)} {'game' if len(games) == 1 else 'games'}"
+        before = self._saved_to.get(key)
+        if os.path.lexists(target) and not confirm and not (before is not None and same_file(before, target)):
+            self.pending = Pending("save", f"{target} already exists. Replace it with this record ({count})?",
+                                   path=str(target))
+            self.say(self.pending.question)
+            return False
+        self.pending = None
         try:
+            if path is None:
+                target.parent.mkdir(parents=True, exist_ok=True)
             write_games(games, target)
         except (OSError, ValueError) as e:
             self.say(f"Could not save to {target}: {e}. The annotations are still here.", "error")
             return False
-        self.dirty = False
-        self.say(f"Saved {len(games)} {'game' if len(games) == 1 else 'games'} to {target}.")
+        self._saved_to[key] = target
+        if self.kind == "notation":
+            self._unsaved.clear()
+        else:
+            self._unsaved.discard(self.game_index)
+        self.say(f"Saved {count} to {target}.")
         return True
+
+
+def _player(game: Game, side: str) -> str:
+    """A player's name from the headers, ``""`` when the record does not know it (missing or ``?``)."""
+    name = game.headers.get(side, "").strip()
+    return "" if name in ("", "?") else name
+
+
+def _mark_text(node: GameNode) -> str:
+    marks = sorted(node.marks)
+    return MARK_SYMBOLS.get(marks[0], f"${marks[0]}") if marks else ""
 
 
 def _check_path(path: object) -> None:
@@ -973,8 +1211,8 @@ def gravon_game(g: GravonGame) -> Game:
     checked = replay(g, rs)
     moves = [Move(f, t) for f, t in g.moves]
     member = g.source.rpartition(":")[2]
-    headers = {"Event": f"Gravon {member}", "Site": "gravon.de", "Red": g.players[0] or "?",
-               "Blue": g.players[1] or "?"}
+    headers = {"Event": f"Gravon {member}", "Site": "gravon.de"}
+    headers.update((side, name) for side, name in zip(PLAYER_NAMES, g.players, strict=True) if name)
     game = Game(initial_state(g, rs), headers)
     if checked.illegal is not None:
         n, move, reason = checked.illegal
@@ -1002,9 +1240,15 @@ def record_files(folder: str | Path) -> list[Path]:
     return sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in (SAVE_SUFFIX, ".zip", ".xml"))
 
 
+def record_choices(folders: Mapping[str, str | Path]) -> list[tuple[str, str]]:
+    """(label, path) for every record in the named folders (``{"shipped": data/games, "yours": ...}``), so a
+    front end lists them all without the user typing a path; folders that are absent are left out."""
+    return [(f"{label}: {f.name}", str(f)) for label, folder in folders.items() for f in record_files(folder)]
+
+
 __all__ = [
     "CANCELLED", "FIRST", "IGNORED", "LEVELS", "MOVED", "OVER", "PERSPECTIVES", "PLAY", "PLAY_RULESETS",
-    "REFUSED", "SELECTED", "SETUP", "SWAPPED", "SWITCHED", "Cell", "LogEntry", "Messages", "MoveEntry", "Pending",
-    "PlayController", "ReplayController", "board_cells", "describe_battle", "gravon_game", "move_number",
-    "record_files",
+    "REFUSED", "RESULT_WORDS", "SELECTED", "SETUP", "SORTS", "SWAPPED", "SWITCHED", "Cell", "GameFilter", "GameRow",
+    "LogEntry", "Messages", "MoveEntry", "Pending", "PlayController", "ReplayController", "board_cells",
+    "describe_battle", "gravon_game", "move_number", "record_choices", "record_files", "reflow",
 ]

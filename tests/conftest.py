@@ -7,6 +7,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 from strategolab import (
@@ -35,6 +36,16 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # STRATEGOLAB_GRAVON points.  Tests that need it skip with a message when it is absent.
 ARCHIVE = Path(os.environ.get("STRATEGOLAB_GRAVON")
                or Path(__file__).resolve().parents[2] / "shared" / "data" / "gravon")
+
+
+
+@pytest.fixture(autouse=True)
+def user_games_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The folder default saves go to (strategolab.files.user_folder): private to each test, never the home."""
+    folder = tmp_path_factory.mktemp("user-games")
+    monkeypatch.setenv("STRATEGOLAB_GAMES_DIR", str(folder))
+    return folder
+
 
 ALL_RULESETS = tuple(RULESETS.values())
 RULESET_IDS = tuple(RULESETS)

@@ -36,6 +36,7 @@ from strategolab.controllers import (
     board_cells,
     gravon_game,
     record_files,
+    reflow,
 )
 from strategolab.gravon import read_gravon
 from strategolab.players import RandomPlayer, make_player, play_game
@@ -439,7 +440,7 @@ def test_stepping_through_a_whole_record(record: sl.Game) -> None:
             if c.index == c.length:
                 break
             c.next()
-    assert c.describe().endswith(str(states[-1].outcome()))
+    assert c.describe().endswith(f"Game over: {states[-1].outcome()}.")
     c.prev()
     assert c.index == c.length - 1 and c.position() == states[-2]
     c.goto(10_000)
@@ -490,11 +491,12 @@ def test_annotate_and_save_atomically(record: sl.Game, tmp_path: Path, monkeypat
     c.annotate("Before the first move.")
     assert c.dirty
     original = path.read_text()
+    assert not c.save(path) and c.pending is not None and "already exists" in c.message  # asks first
     monkeypatch.setattr(os, "replace", failing("no space"))
-    assert not c.save() and "no space" in c.message and c.dirty
+    assert not c.confirm() and "no space" in c.message and c.dirty
     monkeypatch.undo()
     assert path.read_text() == original and sorted(p.name for p in tmp_path.iterdir()) == ["two.sgn"]
-    assert c.save() and not c.dirty
+    assert not c.save(path) and c.confirm(True) and not c.dirty and "Saved 2 games" in c.message
     games = list(sl.read_games(path))
     assert games[0] == other  # the other game of the file is kept
     assert games[1].comment == "Before the first move."
@@ -536,6 +538,156 @@ def test_board_cells_never_show_hidden_pieces() -> None:
     assert red["E4"].hint == "E4: your Marshal (10)" and red["E7"].hint == "E7: Blue's unknown piece"
 
 
+# -- nothing the user made is lost --------------------------------------------------------------------------------
+
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "games"
+
+
+def three_games(folder: Path) -> Path:
+    """Three shipped records concatenated into one file, as a user would collect them."""
+    path = folder / "three.sgn"
+    names = ("spy-takes-marshal.sgn", "scout-run.sgn", "chase.sgn")
+    path.write_text("\n".join((SHIPPED / n).read_text() for n in names))
+    return path
+
+
+def test_a_default_save_goes_to_the_users_folder_never_over_the_shipped_record(user_games_folder: Path) -> None:
+    shipped = SHIPPED / "spy-takes-marshal.sgn"
+    original = shipped.read_bytes()
+    c = ReplayController.from_file(shipped)
+    c.goto(2)
+    c.annotate("My note.")
+    assert c.default_save_path() == user_games_folder / "spy-takes-marshal.sgn"
+    assert c.save() and shipped.read_bytes() == original
+    assert sl.read_game(user_games_folder / "spy-takes-marshal.sgn").mainline()[1].comment == "My note."
+    c.annotate("A second thought.")
+    assert c.save() and c.pending is None  # its own file again: no question
+    other = ReplayController.from_file(shipped)
+    other.annotate("Another user's note.")
+    assert other.default_save_path() == user_games_folder / "spy-takes-marshal-2.sgn"  # never over a file
+    assert other.save() and shipped.read_bytes() == original
+
+
+def test_the_open_file_is_recognised_however_it_is_spelled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "dir").mkdir()
+    monkeypatch.chdir(tmp_path / "dir")
+    three_games(tmp_path / "dir")
+    c = ReplayController.from_file("three.sgn", index=1)
+    c.goto(1)
+    c.annotate("Kept with its two neighbours.")
+    assert not c.save(Path("three.sgn").resolve()) and c.pending is not None and "3 games" in c.pending.question
+    assert c.confirm() and "Saved 3 games" in c.message
+    for spelling in ("../dir/three.sgn", "./three.sgn", tmp_path / "dir" / ".." / "dir" / "three.sgn"):
+        c.annotate(f"Saved as {spelling}.")
+        assert c.save(spelling) and c.pending is None and "Saved 3 games" in c.message  # asked once for it
+        games = list(sl.read_games(tmp_path / "dir" / "three.sgn"))
+        assert len(games) == 3 and games[1].mainline()[0].comment == f"Saved as {spelling}."
+
+
+def test_saving_over_any_existing_file_asks_and_no_keeps_it(tmp_path: Path, record: sl.Game) -> None:
+    precious = tmp_path / "precious.sgn"
+    precious.write_text("not a record, but the user's\n")
+    c = ReplayController(sl.read_game(sl.write_game(record)))
+    c.annotate("Hello.")
+    assert not c.save(precious) and c.pending is not None and c.pending.action == "save"
+    assert not c.confirm(False) and c.dirty
+    assert precious.read_text() == "not a record, but the user's\n"
+    assert not c.save(precious) and c.confirm(True) and sl.read_game(precious).comment == "Hello."
+
+
+def test_in_memory_and_gravon_games_get_names_of_their_own(user_games_folder: Path, record: sl.Game) -> None:
+    names = []
+    for _ in range(2):
+        c = ReplayController(sl.read_game(sl.write_game(record)))
+        c.annotate("Saved by default.")
+        assert c.save(), c.message
+        names.append(Path(c.message.rpartition(" to ")[2].rstrip(".")).name)
+    assert names == ["annotated.sgn", "annotated-2.sgn"]
+    event = sl.read_game(sl.write_game(record))
+    event.headers["Event"] = "Club final: round 2"
+    assert ReplayController(event).default_save_path().name == "club-final-round-2.sgn"
+
+
+def test_saves_write_through_symbolic_and_hard_links(tmp_path: Path, record: sl.Game) -> None:
+    real = tmp_path / "real.sgn"
+    sl.write_games([record], real)
+    (tmp_path / "link.sgn").symlink_to(real)
+    os.link(real, tmp_path / "hard.sgn")
+    for name, comment in (("link.sgn", "Through the symbolic link."), ("hard.sgn", "Through the hard link.")):
+        c = ReplayController.from_file(tmp_path / name)
+        c.annotate(comment)
+        assert not c.save(tmp_path / name) and c.confirm(), c.message
+        assert sl.read_game(real).comment == comment
+    assert (tmp_path / "link.sgn").is_symlink() and real.stat().st_nlink == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hard.sgn", "link.sgn", "real.sgn"]  # no temp left
+
+
+def test_a_comment_typed_but_not_kept_survives_stepping(record: sl.Game) -> None:
+    c = ReplayController(sl.read_game(sl.write_game(record)))
+    c.goto(4)
+    c.edit("Typed, never kept.")
+    c.edit(mark="?")
+    assert c.dirty and c.has_draft
+    c.next()
+    assert "Kept your annotation of move 4" in c.message
+    c.prev()
+    assert c.node.comment == "Typed, never kept." and c.mark() == "?" and not c.has_draft
+    c.goto(6)
+    c.edit(c.node.comment.replace(" ", "\n"))  # what was there, only wrapped: nothing to keep
+    revision = c.revision
+    c.next()
+    assert c.revision == revision and not c.has_draft
+
+
+def test_opening_another_record_asks_while_annotations_are_unsaved(tmp_path: Path, record: sl.Game) -> None:
+    c = ReplayController(sl.read_game(sl.write_game(record)))
+    c.goto(2)
+    c.edit("Not saved anywhere yet.")
+    other = SHIPPED / "scout-run.sgn"
+    assert not c.open(other) and c.pending is not None and "not saved" in c.message
+    assert not c.confirm(False) and c.game.mainline()[1].comment == "Not saved anywhere yet."
+    assert not c.open(other) and c.confirm(True) and c.source == other and not c.dirty
+    c.annotate("Saved next.")
+    assert c.save(tmp_path / "scout.sgn") and c.open(SHIPPED / "chase.sgn")  # saved: no question
+
+
+def test_the_game_browser_filters_and_sorts(tmp_path: Path) -> None:
+    c = ReplayController.from_file(three_games(tmp_path))
+    rows = c.catalog()
+    assert [r.name for r in rows] == ["Lesson: the Spy and the Marshal", "Lesson: the Scout's run",
+                                      "Lesson: the chasing rule"]
+    assert [(r.result, r.ending) for r in rows] == [("1-0", "no legal move"), ("1-0", "flag captured"),
+                                                    ("1/2-1/2", "agreed draw")]
+    assert all(r.variant == "classic" for r in rows)
+    assert [r.index for r in c.find_games(sort="longest")] == sorted(range(3), key=lambda i: -rows[i].moves)
+    assert c.find_games(ending="no legal move") == [r for r in rows if r.ending == "no legal move"]
+    assert c.find_games(min_moves=rows[0].moves + 1, max_moves=10_000) == [r for r in rows if r.moves > rows[0].moves]
+    assert c.find_games(variant="barrage") == [] and c.find_games(result="1-0")[0].result == "1-0"
+    with pytest.raises(ValueError, match="sort="):
+        c.find_games(sort="colour")
+    with pytest.raises(ValueError, match="min_moves"):
+        c.find_games(min_moves=-1)
+
+
+def test_titles_endings_and_comments_read_well(tmp_path: Path) -> None:
+    c = ReplayController.from_file(SHIPPED / "spy-takes-marshal.sgn")
+    assert c.title() == "Lesson: the Spy and the Marshal"  # no "? (Red) vs ? (Blue)"
+    assert "\n" in c.game.comment and "\n" not in reflow(c.game.comment)  # the file's line breaks go
+    c.last()
+    assert c.describe().endswith("Game over: Red wins (no legal move).")
+    assert c.ending() == "Game over: Red wins (no legal move)."
+    c.goto(c.length - 1)
+    c.follow(1)  # the variation: its opening words are shown with the move they lead to
+    assert c.notes() == "Waiting one move more is a blunder: 43. A4-A5 ?"
+    assert c.moves()[c.index - 1].text == "43. A4-A5 ?"
+    assert reflow("one\ntwo  three\n\n\nnext\n") == "one two three\n\nnext"
+    nameless = sl.read_game(sl.write_game(c.game))
+    del nameless.headers["Event"]
+    path = tmp_path / "nameless.sgn"
+    sl.write_games([nameless], path)
+    assert ReplayController.from_file(path).title() == "nameless.sgn"
+
+
 # -- Gravon -----------------------------------------------------------------------------------------------------
 
 needs_archive = pytest.mark.skipif(not any(ARCHIVE.glob("*.zip")) if ARCHIVE.is_dir() else True,
@@ -572,3 +724,18 @@ def test_gravon_records_keep_the_moves_the_engine_accepts() -> None:
     cut = gravon_game(broken)
     assert len(cut.mainline()) == 4 and "move 5" in cut.comment and cut.result == "*"
     assert sl.read_game(sl.write_game(cut), rulesets=[cut.ruleset]) == cut
+
+
+@needs_archive
+def test_a_gravon_game_says_why_it_ended_and_the_browser_finds_players() -> None:
+    c = ReplayController.from_file(sorted(ARCHIVE.glob("*.zip"))[0])
+    rows = c.catalog()
+    resigned = c.find_games(ending="resigned")
+    assert resigned and all(r.ending == "resigned" for r in resigned)
+    c.choose_game(resigned[0].index)
+    c.last()
+    assert c.describe().endswith(".") and "Game over" in c.describe() and "resigned" in c.describe()
+    name = next(r.red for r in rows if r.red)
+    found = c.find_games(player=name.upper()[:4])
+    assert found and all(name.upper()[:4].casefold() in (r.red + r.blue).casefold() for r in found)
+    assert "?" not in c.title()
