@@ -13,7 +13,7 @@ The widgets hold no game logic: each handler calls the controller and redraws fr
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import ipywidgets as w
@@ -28,7 +28,8 @@ from strategolab.controllers import (
     Cell,
     PlayController,
     ReplayController,
-    record_files,
+    record_choices,
+    reflow,
 )
 from strategolab.draw import ARMIES, GOLD, GRID, INK, LAKE, LAKE_WAVE, LAND, ZONE
 from strategolab.errors import StrategolabError
@@ -405,23 +406,48 @@ class PlayWidget(w.VBox):
             self.log_view.value = value
 
 
-# -- replay ---------------------------------------------------------------------------------------------------
+# -- replay -----------------------------------------------------------------------------------------------------
 
 _MARKS = [("no mark", ""), ("! good", "!"), ("? mistake", "?"), ("!! brilliant", "!!"), ("?? blunder", "??"),
           ("!? interesting", "!?"), ("?! dubious", "?!")]
+_ANY = ("any", "")
+_SORT_LABELS = {"file": "file order", "shortest": "shortest first", "longest": "longest first",
+                "player": "Red player A-Z", "result": "result"}
+
+# The replay widget's own styles (the board's are in CSS): its side panel never clips its right edge, a
+# result such as "1-0" never wraps, the game browser's filters line up.
+REPLAY_CSS = """<style>
+.sl-replay .sl-panel { box-sizing: border-box; padding-right: 8px; }
+.sl-replay .sl-panel .widget-select, .sl-replay .sl-panel .widget-textarea,
+.sl-replay .sl-browser .widget-select { width: calc(100% - 4px); box-sizing: border-box; }
+.sl-replay .sl-panel select, .sl-replay .sl-panel textarea { box-sizing: border-box; width: 100%; }
+.sl-replay .sl-nowrap { white-space: nowrap; }
+.sl-replay .sl-notes { font-style: italic; }
+.sl-replay .sl-browser { border: 1px solid #ddd; border-radius: 4px; padding: 4px; margin: 4px 0; }
+.sl-replay .sl-browser select { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
+.sl-replay .sl-comment textarea { font-size: 13px; line-height: 1.35; }
+</style>"""
 
 
 class ReplayWidget(w.VBox):
-    """Replay a record move by move from either side's view, follow variations, comment and mark moves."""
+    """Replay a record move by move from either side's view, follow variations, comment and mark moves.
 
-    def __init__(self, controller: ReplayController | None = None, folder: str | Path | None = None) -> None:
+    ``folders`` names the folders whose records the *Records* list offers (``{"shipped": data/games,
+    "yours": user_folder(), "Gravon archive": ...}``; a single folder is fine).  A file of many games opens a
+    game browser: filter by variant, result, ending, length and player, sort, pick.
+    """
+
+    def __init__(self, controller: ReplayController | None = None,
+                 folders: Mapping[str, str | Path] | str | Path | None = None, *,
+                 folder: str | Path | None = None) -> None:
         super().__init__()
         self.add_class("sl-app")
         self.add_class("sl-replay")
         self.controller = c = controller or ReplayController()
-        files = record_files(folder) if folder is not None else []
-        self.records = w.Dropdown(options=[("Shipped records…", "")] + [(f.name, str(f)) for f in files],
-                                  description="Records")
+        if folder is not None or isinstance(folders, str | Path):
+            folders = {"records": folder if folder is not None else folders}  # type: ignore[dict-item]
+        self.folders: dict[str, str | Path] = dict(folders or {})
+        self.records = w.Dropdown(options=[], description="Records", layout=w.Layout(width="420px"))
         self.records.add_class("sl-records")
         self.records.observe(self._record_chosen, "value")
         self.path = w.Text(value=str(c.source or ""), placeholder="a .sgn record, a Gravon .zip or .xml",
@@ -429,14 +455,36 @@ class ReplayWidget(w.VBox):
         self.path.add_class("sl-path")
         self.open_button = _button("Open", "sl-open")
         self.open_button.on_click(lambda _: self._open())
-        self.game_choice = w.Dropdown(options=[], description="Game", layout=w.Layout(width="560px"))
+
+        self.filters: dict[str, w.Widget] = {
+            "variant": w.Dropdown(options=[_ANY], description="Variant"),
+            "result": w.Dropdown(options=[_ANY], description="Result"),
+            "ending": w.Dropdown(options=[_ANY], description="Ended by"),
+            "min_moves": w.BoundedIntText(value=0, min=0, max=100_000, description="Moves ≥"),
+            "max_moves": w.BoundedIntText(value=0, min=0, max=100_000, description="≤ (0: any)"),
+            "player": w.Text(placeholder="part of a name", description="Player"),
+            "sort": w.Dropdown(options=[(label, key) for key, label in _SORT_LABELS.items()], value="file",
+                               description="Sort"),
+        }
+        for name, widget in self.filters.items():
+            widget.add_class(f"sl-filter-{name.replace('_', '-')}")
+            widget.layout.width = "250px" if isinstance(widget, w.Dropdown | w.Text) else "170px"
+            widget.observe(lambda _change: self._show_games(), "value")
+        self.game_count = _html("sl-game-count")
+        self.game_choice = w.Select(options=[], rows=8, layout=w.Layout(width="100%"))
         self.game_choice.add_class("sl-game")
         self.game_choice.observe(self._game_chosen, "value")
+        f = self.filters
+        self.browser = w.VBox([_html("sl-browser-title", "<b>Games in this file</b> — filter, sort, pick one"),
+                               w.HBox([f["variant"], f["result"], f["ending"]]),
+                               w.HBox([f["min_moves"], f["max_moves"], f["player"], f["sort"]]),
+                               self.game_count, self.game_choice])
+        self.browser.add_class("sl-browser")
 
-        self.first = _button("", "sl-first", tooltip="First position", width="44px", icon="fast-backward")
-        self.prev = _button("", "sl-prev", tooltip="Previous move", width="44px", icon="step-backward")
-        self.next = _button("", "sl-next", tooltip="Next move", width="44px", icon="step-forward")
-        self.last = _button("", "sl-last", tooltip="Last position", width="44px", icon="fast-forward")
+        self.first = _button("", "sl-first", tooltip="First position (Home)", width="44px", icon="fast-backward")
+        self.prev = _button("", "sl-prev", tooltip="Previous move (←)", width="44px", icon="step-backward")
+        self.next = _button("", "sl-next", tooltip="Next move (→)", width="44px", icon="step-forward")
+        self.last = _button("", "sl-last", tooltip="Last position (End)", width="44px", icon="fast-forward")
         for b, action in ((self.first, c.first), (self.prev, c.prev), (self.next, c.next), (self.last, c.last)):
             b.on_click(lambda _b, action=action: self._step(action))
         self.slider = w.IntSlider(min=0, max=0, description="Move", continuous_update=True,
@@ -451,41 +499,60 @@ class ReplayWidget(w.VBox):
         self.perspective.add_class("sl-perspective")
         self.perspective.observe(self._perspective, "value")
 
-        self.board = BoardView(lambda _sq: None)
+        # One board per seat: switching to or from Blue's view shows the other one, updated in place, instead
+        # of building a new board (which blanked the page for most of a second).
+        self.boards = {False: BoardView(lambda _sq: None), True: BoardView(lambda _sq: None)}
+        self.boards[True].add_class("sl-board-blue-seat")
         self.info = _html("sl-info")
-        self.comment_view = _html("sl-comment-view")
+        self.comment_view = _html("sl-notes")
         self.variations = w.VBox()
         self.variations.add_class("sl-variations")
-        self.moves = w.Select(options=[("Start", 0)], rows=16, layout=w.Layout(width="100%"))
+        self.moves = w.Select(options=[("Start", 0)], rows=14, layout=w.Layout(width="100%"))
         self.moves.add_class("sl-moves")
         self.moves.observe(self._move_chosen, "value")
-        self.comment = w.Textarea(placeholder="Comment on the current move",
-                                  layout=w.Layout(width="100%", height="90px"))
+        self.comment = w.Textarea(placeholder="Your comment on the current move (kept when you step on)",
+                                  layout=w.Layout(width="100%", height="130px"))
         self.comment.add_class("sl-comment")
+        self.comment.observe(self._typed, "value")
         self.mark = w.Dropdown(options=_MARKS, value="", description="Mark", layout=w.Layout(width="200px"))
         self.mark.add_class("sl-mark")
+        self.mark.observe(self._marked, "value")
         self.keep = _button("Keep annotation", "sl-annotate", style="info")
         self.keep.on_click(lambda _: self._annotate())
-        self.save_path = w.Text(placeholder="default: the record itself", description="Save to",
-                                layout=w.Layout(width="360px"))
+        self.save_path = w.Text(placeholder="default: a new file in your folder", description="Save to",
+                                layout=w.Layout(width="420px"))
         self.save_path.add_class("sl-save-path")
         self.save = _button("Save record", "sl-save")
-        self.save.on_click(lambda _: self._act(lambda: c.save(self.save_path.value or None)))
+        self.save.on_click(lambda _: self._save())
+        self.question = _html("sl-confirm-text")
+        self.yes = _button("Yes", "sl-confirm-yes", style="danger")
+        self.no = _button("No", "sl-confirm-no")
+        self.yes.on_click(lambda _: self._answer(True))
+        self.no.on_click(lambda _: self._answer(False))
+        self.confirm_row = w.HBox([self.question, self.yes, self.no])
+        self.confirm_row.add_class("sl-confirm")
         self.message = _html("sl-message")
         panel = w.VBox([self.info, self.comment_view, self.variations,
                         _html("sl-moves-title", "<b>Moves</b>"), self.moves,
                         self.comment, w.HBox([self.mark, self.keep])], layout=w.Layout(width="440px"))
         panel.add_class("sl-panel")
         self.children = [
-            _html("sl-style", CSS), _html("sl-title", "Replay a game"),
-            w.HBox([self.records, self.path, self.open_button]), self.game_choice,
+            _html("sl-style", CSS + REPLAY_CSS), _html("sl-title", "Replay a game"),
+            w.HBox([self.records, self.path, self.open_button]), self.browser,
             w.HBox([self.first, self.prev, self.next, self.last, self.autoplay, self.slider]), self.perspective,
-            w.HBox([self.board, panel]), w.HBox([self.save_path, self.save]), self.message,
+            w.HBox([self.boards[False], self.boards[True], panel]), w.HBox([self.save_path, self.save]),
+            self.confirm_row, self.message,
         ]
         self._line: tuple[int, int] = (0, 0)
-        self._game_options: list[str] = []
+        self._catalog: object = None
         self._refreshing = False
+        self._show_records()
         self.refresh()
+
+    @property
+    def board(self) -> BoardView:
+        """The board on show (the one for Blue's seat in Blue's view)."""
+        return self.boards[self.controller.perspective == BLUE]
 
     # -- handlers -----------------------------------------------------------------------------------------
 
@@ -508,8 +575,16 @@ class ReplayWidget(w.VBox):
     def _open(self) -> None:
         self._act(lambda: self.controller.open(self.path.value.strip()))
 
+    def _save(self) -> None:
+        self._act(lambda: self.controller.save(self.save_path.value.strip() or None))
+        self._show_records()  # a new file in one of the folders
+
+    def _answer(self, yes: bool) -> None:
+        self._act(lambda: self.controller.confirm(yes))
+        self._show_records()
+
     def _game_chosen(self, change: dict) -> None:
-        if change["new"] is not None and not self._refreshing:
+        if change["new"] is not None and not self._refreshing and change["new"] != self.controller.game_index:
             self._act(lambda: self.controller.choose_game(change["new"]))
 
     def _slid(self, change: dict) -> None:
@@ -523,6 +598,14 @@ class ReplayWidget(w.VBox):
     def _perspective(self, change: dict) -> None:
         self._act(lambda: self.controller.set_perspective(change["new"]))
 
+    def _typed(self, change: dict) -> None:
+        if not self._refreshing and self.controller.line:
+            self.controller.edit(comment=change["new"])
+
+    def _marked(self, change: dict) -> None:
+        if not self._refreshing and self.controller.line and self.controller.node.move is not None:
+            self.controller.edit(mark=change["new"])
+
     def _annotate(self) -> None:
         self._act(lambda: self.controller.annotate(self.comment.value, self.mark.value))
 
@@ -531,42 +614,91 @@ class ReplayWidget(w.VBox):
 
     # -- drawing --------------------------------------------------------------------------------------------
 
+    def _show_records(self) -> None:
+        """The records of the folders (refreshed after a save, which may add a file)."""
+        options = [("Choose a record…", ""), *record_choices(self.folders)]
+        if list(self.records.options) != options:
+            self._refreshing = True
+            try:
+                self.records.options = options
+                self.records.value = ""
+            finally:
+                self._refreshing = False
+
     def refresh(self) -> None:
         """Redraw from the controller: board, position text, comment, variations, move list, fields."""
         c = self.controller
         self._refreshing = True
         try:
             self.message.value = _message(c.message, c.message_kind)
-            labels = c.game_labels() if c.source is not None else []
-            if labels != self._game_options:
-                self.game_choice.options = [(label, i) for i, label in enumerate(labels)]
-                self._game_options = labels
-            _show(self.game_choice, len(labels) > 1)
-            if len(labels) > 1:
-                self.game_choice.value = c.game_index
-            has_game = bool(getattr(c, "line", None))
+            pending = c.pending
+            _show(self.confirm_row, pending is not None)
+            self.question.value = f"<b>{html.escape(pending.question)}</b>" if pending else ""
+            has_game = bool(c.line)
             for widget in (self.first, self.prev, self.next, self.last, self.slider, self.autoplay, self.keep,
                            self.save, self.comment, self.mark):
                 widget.disabled = not has_game
             if not has_game:
+                _show(self.browser, False)
+                _show(self.boards[True], False)
                 self.info.value = "Open a record to replay it."
                 return
             game = c.game
-            self.board.show(c.cells(), game.ruleset, flip=c.perspective == BLUE)
+            flip = c.perspective == BLUE
+            self.boards[flip].show(c.cells(), game.ruleset, flip=flip)  # updated before it is shown
+            _show(self.boards[flip], True)
+            _show(self.boards[not flip], False)
             self._show_line()
-            headers = c.headers()
-            title = f"{headers.get('Red', '?')} (Red) vs {headers.get('Blue', '?')} (Blue), {game.ruleset.name}, " \
-                    f"result {game.result}"
-            self.info.value = f"<b>{html.escape(title)}</b><br>{html.escape(c.describe())}"
+            self._show_browser()
+            self.info.value = (f"<b>{html.escape(c.title())}</b>, {html.escape(game.ruleset.name)}, "
+                               f'<span class="sl-nowrap">result {html.escape(game.result)}</span><br>'
+                               f"{html.escape(c.describe())}")
             node = c.node
-            notes = [t for t in (node.starting_comment, node.comment) if t]
-            self.comment_view.value = "<br>".join(html.escape(t) for t in notes)
+            self.comment_view.value = html.escape(c.notes())
             self._show_variations()
-            self.comment.value = node.comment
-            self.mark.value = c.mark() if c.mark() in dict(_MARKS).values() else ""
+            if not c.has_draft:
+                self.comment.value = reflow(node.comment)
+                self.mark.value = c.mark() if c.mark() in dict(_MARKS).values() else ""
             self.mark.disabled = node.move is None
         finally:
             self._refreshing = False
+
+    def _show_browser(self) -> None:
+        """The game browser, for a file of more than one game: its filter choices are the file's own."""
+        rows = self.controller.catalog()
+        _show(self.browser, len(rows) > 1)
+        if rows is self._catalog:
+            return
+        self._catalog = rows
+        f = self.filters
+        for name in ("variant", "result", "ending"):
+            values = sorted({getattr(r, name) for r in rows} - {""})
+            f[name].options = [_ANY, *((v, v) for v in values)]
+            f[name].value = ""
+        f["min_moves"].value = f["max_moves"].value = 0
+        f["player"].value = ""
+        self._show_games()
+
+    def _show_games(self) -> None:
+        """The games that pass the filters, in the chosen order."""
+        c = self.controller
+        if not c.line:
+            return
+        f = {name: widget.value for name, widget in self.filters.items()}
+        f["max_moves"] = f["max_moves"] or None
+        try:
+            rows = c.find_games(**f)
+        except ValueError as e:
+            self.game_count.value = _message(str(e), "error")
+            return
+        total = len(c.catalog())
+        self.game_count.value = f"{len(rows):,} of {total:,} games"
+        refreshing, self._refreshing = self._refreshing, True
+        try:
+            self.game_choice.options = [(row.label, row.index) for row in rows]
+            self.game_choice.value = c.game_index if any(r.index == c.game_index for r in rows) else None
+        finally:
+            self._refreshing = refreshing
 
     def _show_line(self) -> None:
         """The move list (rebuilt only when the line or its annotations change), slider and autoplay."""
@@ -602,4 +734,4 @@ class ReplayWidget(w.VBox):
             self.variations.children = buttons
 
 
-__all__ = ["CSS", "BoardView", "PlayWidget", "ReplayWidget"]
+__all__ = ["CSS", "REPLAY_CSS", "BoardView", "PlayWidget", "ReplayWidget"]

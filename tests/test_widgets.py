@@ -228,7 +228,7 @@ def test_replay_steps_and_the_move_list_follows(game: sl.Game) -> None:
     assert c.index == 1 and rw.moves.value == 1 and rw.slider.value == 1
     after = {s: (b.description, classes(b)) for s, b in rw.board.buttons.items()}
     assert before != after and sum("sl-last" in cls for _, cls in after.values()) == 2
-    assert "Move 1 of" in rw.info.value and "First move." in rw.comment_view.value
+    assert "Move 1 of" in rw.info.value and rw.comment_view.value == ""  # the comment is shown once:
     assert rw.comment.value == "First move."
     rw.last.click()
     assert c.index == c.length and rw.moves.value == c.length
@@ -288,13 +288,100 @@ def test_replay_opens_files_and_reports_failures(game: sl.Game, tmp_path: Path) 
     (tmp_path / "notes.txt").write_text("not a record")
     rw = ReplayWidget(folder=tmp_path)
     assert rw.next.disabled and "Open a record" in rw.info.value
-    assert [label for label, _ in rw.records.options] == ["Shipped records…", "pair.sgn"]
+    assert [label for label, _ in rw.records.options] == ["Choose a record…", "records: pair.sgn"]
     rw.records.value = str(tmp_path / "pair.sgn")
     c = rw.controller
-    assert c.length == len(game.mainline()) and visible(rw.game_choice) and len(rw.game_choice.options) == 2
+    assert c.length == len(game.mainline()) and visible(rw.browser) and len(rw.game_choice.options) == 2
     rw.game_choice.value = 1
     assert c.game_index == 1
     rw.next.click()
     rw.path.value = str(tmp_path / "notes.txt")
     rw.open_button.click()
     assert "Could not open" in rw.message.value and c.index == 1  # the open record stays
+
+
+SHIPPED = Path(__file__).resolve().parents[1] / "data" / "games"
+
+
+def test_replay_records_list_offers_every_folder(tmp_path: Path, user_games_folder: Path) -> None:
+    (tmp_path / "archive").mkdir()
+    (tmp_path / "archive" / "strados2-2005-1.zip").write_bytes(b"")
+    rw = ReplayWidget(folders={"shipped": SHIPPED, "yours": user_games_folder, "archive": tmp_path / "archive",
+                               "absent": tmp_path / "nowhere"})
+    labels = [label for label, _ in rw.records.options]
+    assert "shipped: spy-takes-marshal.sgn" in labels and "archive: strados2-2005-1.zip" in labels
+    assert not any(label.startswith(("yours", "absent")) for label in labels)
+    rw.records.value = str(SHIPPED / "spy-takes-marshal.sgn")
+    rw.next.click()
+    rw.comment.value = "Mine."
+    rw.save.click()  # the default: a new file in the user's folder, which the list now offers
+    assert "Saved 1 game" in rw.message.value and "yours: spy-takes-marshal.sgn" in [
+        label for label, _ in rw.records.options]
+
+
+def test_replay_a_save_that_would_overwrite_asks(tmp_path: Path, game: sl.Game) -> None:
+    target = tmp_path / "mine.sgn"
+    target.write_text("precious")
+    rw = ReplayWidget(ReplayController(sl.read_game(sl.write_game(game))))
+    rw.comment.value = "About the start."
+    rw.save_path.value = str(target)
+    rw.save.click()
+    assert visible(rw.confirm_row) and "already exists" in rw.question.value and target.read_text() == "precious"
+    rw.no.click()
+    assert not visible(rw.confirm_row) and target.read_text() == "precious"
+    rw.save.click()
+    rw.yes.click()
+    assert not visible(rw.confirm_row) and sl.read_game(target).comment == "About the start."
+
+
+def test_replay_an_unkept_comment_survives_stepping_and_the_title_reads_well(game: sl.Game) -> None:
+    c = ReplayController.from_file(SHIPPED / "spy-takes-marshal.sgn")
+    rw = ReplayWidget(c)
+    assert "?" not in rw.info.value.split("<br>")[0] and "Lesson: the Spy and the Marshal" in rw.info.value
+    assert "\n" not in rw.comment.value  # the record's hard line breaks are reflowed
+    rw.next.click()
+    rw.comment.value = "Typed, then stepped away."
+    rw.mark.value = "?!"
+    rw.next.click()
+    assert "Kept your annotation of move 1" in rw.message.value
+    rw.prev.click()
+    assert rw.comment.value == "Typed, then stepped away." and rw.mark.value == "?!"
+    rw.last.click()
+    assert "Game over: Red wins (no legal move)." in rw.info.value
+
+
+def test_replay_switching_to_blues_view_redraws_in_place(game: sl.Game) -> None:
+    rw = ReplayWidget(ReplayController(game))
+    red_seat, blue_seat = rw.boards[False], rw.boards[True]
+    rw.perspective.value = "blue"
+    assert rw.board is blue_seat and visible(blue_seat) and not visible(red_seat)
+    built = {id(b) for board in (red_seat, blue_seat) for b in board.buttons.values()}
+    for view in ("red", "blue", "all", "blue"):
+        rw.next.click()
+        rw.perspective.value = view
+        assert visible(rw.board) and not visible(rw.boards[view != "blue"])
+        assert all(rw.board.buttons[cell.square].description == (cell.text or "\u00a0")
+                   for cell in rw.controller.cells())  # the board on show is up to date
+    assert {id(b) for board in (red_seat, blue_seat) for b in board.buttons.values()} == built  # never rebuilt
+    assert rw.board.children[1] is rw.board.buttons[sq("J1")]
+
+
+def test_replay_game_browser_filters(tmp_path: Path) -> None:
+    path = tmp_path / "four.sgn"
+    names = ("spy-takes-marshal.sgn", "scout-run.sgn", "chase.sgn", "pocket-game.sgn")
+    path.write_text("\n".join((SHIPPED / n).read_text() for n in names))
+    rw = ReplayWidget(ReplayController.from_file(path))
+    assert visible(rw.browser) and len(rw.game_choice.options) == 4 and "4 of 4" in rw.game_count.value
+    assert [v for _, v in rw.filters["variant"].options] == ["", "classic", "pocket"]
+    rw.filters["variant"].value = "pocket"
+    assert [v for _, v in rw.game_choice.options] == [3] and "1 of 4" in rw.game_count.value
+    rw.filters["variant"].value = ""
+    rw.filters["ending"].value = "flag captured"
+    assert all("(flag captured)" in label for label, _ in rw.game_choice.options)
+    rw.filters["ending"].value = ""
+    rw.filters["sort"].value = "longest"
+    lengths = [rw.controller.catalog()[i].moves for _, i in rw.game_choice.options]
+    assert lengths == sorted(lengths, reverse=True)
+    rw.game_choice.value = 3
+    assert rw.controller.game_index == 3 and rw.controller.game.ruleset.name == "pocket"
+
