@@ -73,6 +73,7 @@ __all__ = [
     "heatmap",
     "png",
     "scene",
+    "setups_figure",
     "svg",
     "update",
 ]
@@ -414,10 +415,20 @@ def _board_axes(fig: Figure, width_units: float, extra_inches: float) -> Axes:
     return fig.add_axes((0, 0, w / (w + extra_inches), 1))
 
 
-def _board_layout(rs: Ruleset, coords: bool, colorbar: bool) -> tuple[float, float, float, float]:
+def _board_layout(rs: Ruleset, coords: bool, colorbar: bool, rows: int | None = None
+                  ) -> tuple[float, float, float, float]:
     """Margin for the coordinates, the width and height in board units, and inches kept for a colour bar."""
     left = MARGIN if coords else 0.1
-    return left, rs.width + left + 0.1, rs.height + left + CAPTION, 1.4 if colorbar else 0.0
+    return left, rs.width + left + 0.1, _shown_rows(rs, rows) + left + CAPTION, 1.4 if colorbar else 0.0
+
+
+def _shown_rows(rs: Ruleset, rows: int | None) -> int:
+    """How many rows a drawing shows: ``rows`` from the bottom of the picture (a setup zone), or all."""
+    if rows is None:
+        return rs.height
+    if isinstance(rows, bool) or not isinstance(rows, int) or not 1 <= rows <= rs.height:
+        raise ValueError(f"rows={rows!r}: expected how many rows to draw, 1 to {rs.height}")
+    return rows
 
 
 def _points_per_unit(ax: Axes, width_units: float, height_units: float) -> float:
@@ -492,7 +503,7 @@ class BoardArtists(Drawing):
 
     # Options that persist from draw() to later update() calls (the rest describe one frame).
     PERSISTENT = ("notation", "flip", "zones", "coords", "player", "moved_dots", "last_move", "cmap", "fmt",
-                  "vmin", "vmax", "colorbar", "colorbar_label")
+                  "vmin", "vmax", "colorbar", "colorbar_label", "rows")
 
     def __init__(self, figure: Figure, ax: Axes, options: dict[str, Any], owns_figure: bool) -> None:
         super().__init__(figure, ax)
@@ -511,6 +522,7 @@ class BoardArtists(Drawing):
         self.colorbar: Colorbar | None = None
         self.mappable: ScalarMappable | None = None
         self._layout: tuple = ()
+        self.shown_rows = 0  # rows drawn, from the bottom of the picture (all of them unless ``rows`` is given)
 
     # -- coordinates --
 
@@ -546,8 +558,10 @@ class BoardArtists(Drawing):
         self.ruleset = rs
         self.flip = bool(o["flip"]) if o["flip"] is not None else sc.player == BLUE
         zones = o["zones"] if o["zones"] is not None else isinstance(o["_source"], Setup | Ruleset)
-        w, h = rs.width, rs.height
-        left, width_units, height_units, extra = _board_layout(rs, o["coords"], heat is not None and o["colorbar"])
+        w, h = rs.width, _shown_rows(rs, o["rows"])
+        self.shown_rows = h
+        left, width_units, height_units, extra = _board_layout(rs, o["coords"], heat is not None and o["colorbar"],
+                                                               o["rows"])
         if self._layout and self.owns_figure:  # a new layout in our own figure: start it afresh
             self.figure.clear()
             self.figure.set_size_inches(width_units * SQUARE_INCHES + extra, height_units * SQUARE_INCHES)
@@ -568,19 +582,25 @@ class BoardArtists(Drawing):
         if zones:
             for player, rows in enumerate(rs.setup_rows):
                 lo, hi_row = min(rows), max(rows)
-                y0 = (h - hi_row) if self.flip else (lo - 1)
+                y0 = (rs.height - hi_row) if self.flip else (lo - 1)
+                depth = min(hi_row - lo + 1, h - y0)  # a zone cut by ``rows`` is drawn as far as it shows
+                if depth <= 0:
+                    continue
                 gid = f"zone-{PLAYER_NAMES[player].lower()}"
-                ax.add_patch(Rectangle((0, y0), w, hi_row - lo + 1, facecolor=ZONE[player], edgecolor="none",
+                ax.add_patch(Rectangle((0, y0), w, depth, facecolor=ZONE[player], edgecolor="none",
                                        zorder=0.1, gid=gid))
-                ax.add_patch(Rectangle((0.04, y0 + 0.04), w - 0.08, hi_row - lo + 0.92, facecolor="none",
+                # The frame stays visible above a heatmap's colours: it says where the setups are.
+                ax.add_patch(Rectangle((0.04, y0 + 0.04), w - 0.08, depth - 0.08, facecolor="none",
                                        edgecolor=ARMIES[player].edge, linewidth=0.05 * pt, linestyle=(0, (4, 3)),
-                                       zorder=0.4, gid=gid + "-frame"))
+                                       zorder=0.7 if heat is not None else 0.4, gid=gid + "-frame"))
         segments = [[(i, 0), (i, h)] for i in range(1, w)] + [[(0, j), (w, j)] for j in range(1, h)]
         ax.add_collection(LineCollection(segments, colors=GRID, linewidths=0.025 * pt, zorder=0.55, gid="grid"),
                           autolim=False)
         waves = []
         for sq in geometry(rs).lakes:
             x, y = self.origin(sq)
+            if y >= h:
+                continue
             ax.add_patch(Rectangle((x, y), 1, 1, facecolor=LAKE, edgecolor="none", zorder=0.6, gid="lake"))
             waves += [[(x + t, y + k + 0.05 * math.sin(2 * math.pi * 2 * t)) for t in WAVE_X] for k in WAVE_Y]
         # Water is striped with waves as well as coloured, so lakes read as lakes in greyscale too.
@@ -592,8 +612,10 @@ class BoardArtists(Drawing):
                 cx = (w - 1 - c if self.flip else c) + 0.5
                 coords += [(None, s) for s in text_shape(rs.columns[c], cx, -0.38, 0.3, COORD_INK, bold=False,
                                                           role="coord")]
-            for r in range(h):
-                cy = (h - 1 - r if self.flip else r) + 0.5
+            for r in range(rs.height):
+                cy = (rs.height - 1 - r if self.flip else r) + 0.5
+                if cy > h:
+                    continue
                 coords += [(None, s) for s in text_shape(str(r + 1), -0.38, cy, 0.3, COORD_INK, bold=False,
                                                           role="coord")]
             self._set_layer("coords", coords, zorder=1)
@@ -633,7 +655,8 @@ class BoardArtists(Drawing):
 
     def _layout_key(self, sc: Scene, heat: dict[Square, float] | None) -> tuple:
         o = self.options
-        return (sc.ruleset, o["flip"], o["zones"], o["coords"], heat is not None, type(o["_source"]), sc.player)
+        return (sc.ruleset, o["flip"], o["zones"], o["coords"], heat is not None, type(o["_source"]), sc.player,
+                o["rows"])
 
     # -- one frame --
 
@@ -676,8 +699,7 @@ class BoardArtists(Drawing):
 
     def _caption_shapes(self, text: str) -> list[Shape]:
         """The caption above the board, one or two centred lines, shrunk to fit the figure's width."""
-        assert self.ruleset is not None
-        h = self.ruleset.height
+        h = self.shown_rows
         x0, x1 = self.ax.get_xlim()
         lines = [line for line in text.split("\n") if line][:2]
         out = []
@@ -696,6 +718,8 @@ class BoardArtists(Drawing):
         for sq in sorted(heat):
             v = heat[sq]
             x, y = self.origin(sq)
+            if y >= self.shown_rows:
+                continue
             colour = self.mappable.to_rgba(v)
             cells.append((sq, Shape("heat", _rect(x, y, x + 1, y + 1), colour, NONE, 0.0, fmt(v))))
             ink = "white" if _luminance(colour) < 0.5 else INK
@@ -830,7 +854,8 @@ def draw(obj: object, ax: Axes | None = None, *, notation: str | None = None, fl
          heatmap: HeatValues | None = None, fmt: str | Callable[[float], str] | None = None, cmap: str = "cividis",
          vmin: float | None = None, vmax: float | None = None, colorbar: bool = True,
          colorbar_label: str | None = None, zones: bool | None = None, coords: bool = True,
-         player: int | None = None, moved_dots: bool = True, title: str | None = None) -> BoardArtists:
+         player: int | None = None, moved_dots: bool = True, title: str | None = None,
+         rows: int | None = None) -> BoardArtists:
     """Draw a :class:`State` (everything), a :class:`View` (unknown enemy pieces as ``?``), a :class:`Setup`
     (for ``player``, default Red) or a :class:`Ruleset` (the empty board).
 
@@ -839,14 +864,15 @@ def draw(obj: object, ax: Axes | None = None, *, notation: str | None = None, fl
     marks target squares and ``selected`` the chosen piece; ``last_move`` shows the last move's arrow and
     battle; ``heatmap`` colours squares by value (see :func:`heatmap`); ``zones`` tints the setup rows
     (default: for setups and empty boards); ``moved_dots`` marks moved pieces (in a view: the enemy's);
-    ``title`` replaces the caption (``""`` for none).
+    ``title`` replaces the caption (``""`` for none); ``rows`` draws only that many rows from the bottom
+    of the picture (``len(ruleset.setup_rows[RED])``: Red's setup zone, for setup heatmaps).
     """
     options = {"notation": notation, "flip": flip, "zones": zones, "coords": coords, "player": player,
                "moved_dots": moved_dots, "last_move": last_move, "cmap": cmap, "fmt": fmt, "vmin": vmin,
-               "vmax": vmax, "colorbar": colorbar, "colorbar_label": colorbar_label, "_source": obj}
+               "vmax": vmax, "colorbar": colorbar, "colorbar_label": colorbar_label, "rows": rows, "_source": obj}
     if ax is None:
         rs = scene(obj, notation=notation, player=player).ruleset
-        _, wu, hu, extra = _board_layout(rs, coords, heatmap is not None and colorbar)
+        _, wu, hu, extra = _board_layout(rs, coords, heatmap is not None and colorbar, rows)
         fig, ax = _new_figure(wu, hu, extra)
         board = BoardArtists(fig, ax, options, owns_figure=True)
     else:
@@ -882,6 +908,41 @@ def heatmap(values: HeatValues, obj: object = None, ax: Axes | None = None, **kw
     options of :func:`draw`.
     """
     return draw(get_ruleset(None) if obj is None else obj, ax, heatmap=values, **kwargs)
+
+
+def setups_figure(setups: Sequence[Setup | str], captions: Sequence[str] | None = None, *,
+                  ruleset: str | Ruleset | None = None, columns: int = 3, scale: float = 0.6) -> Drawing:
+    """Several setups side by side as small boards, each only its setup zone (as its owner sees it, the back
+    row at the bottom) with a caption: how a table of setup strings reads as pictures.
+
+    ``setups`` are :class:`~strategolab.setups.Setup` values or setup strings of ``ruleset`` (default
+    classic); ``scale`` is the size of a square relative to :func:`draw`'s.
+    """
+    if isinstance(setups, str | Setup):
+        raise TypeError("setups_figure draws a list of setups; wrap a single one in a list")
+    rs = get_ruleset(ruleset)
+    boards = [s if isinstance(s, Setup) else Setup.parse(s, rs) for s in setups]
+    if not boards:
+        raise ValueError("setups_figure needs at least one setup to draw")
+    if captions is not None and len(captions) != len(boards):
+        raise ValueError(f"{len(captions)} captions for {len(boards)} setups: give one per setup")
+    if isinstance(columns, bool) or not isinstance(columns, int) or columns < 1:
+        raise ValueError(f"columns={columns!r}: expected a whole number of 1 or more")
+    columns = min(columns, len(boards))
+    lines = len(boards[0].ruleset.setup_rows[RED])
+    cell_w, cell_h = boards[0].ruleset.width + 0.4, lines + 0.3 + CAPTION
+    across, down = columns, -(-len(boards) // columns)
+    inch = SQUARE_INCHES * scale
+    fig = Figure(figsize=(across * cell_w * inch, down * cell_h * inch), dpi=DPI)
+    FigureCanvasAgg(fig)
+    first: Axes | None = None
+    for i, setup in enumerate(boards):
+        col, row = i % across, i // across
+        ax = fig.add_axes((col / across, 1 - (row + 1) / down, 1 / across, 1 / down))
+        draw(setup, ax, rows=lines, coords=False, title=captions[i] if captions is not None else "")
+        first = first or ax
+    assert first is not None
+    return Drawing(fig, first)
 
 
 # -- battles and the attack table -----------------------------------------------------------------------------

@@ -1137,11 +1137,13 @@ class HeatmapExplorer:
         return f"{self.piece} in {self.variant}: {who}{suffix}"
 
     def draw(self, ax: Axes | None = None, **kwargs: Any) -> BoardArtists:
-        """The heatmap on the board (Red's side = the owner's view), drawn by :func:`strategolab.draw.heatmap`."""
+        """The heatmap on the owner's setup zone (drawn as Red's rows, row 1 the back row), drawn by
+        :func:`strategolab.draw.heatmap`."""
         from strategolab import draw
 
         values: dict[Square | str, float] = {sq: v for sq, v in self.values().items()}  # the drawer's key type
-        options: dict[str, Any] = {"title": self.caption(), "colorbar_label": "share of setups", "fmt": _share}
+        options: dict[str, Any] = {"title": self.caption(), "colorbar_label": "share of setups", "fmt": _share,
+                                   "rows": len(self.stats.ruleset.setup_rows[0])}  # the setup zone, framed
         if self.group == DIFFERENCE:
             top = max((abs(v) for v in values.values()), default=0.0) or 0.01
             options.update(cmap="PuOr", vmin=-top, vmax=top, fmt=lambda v: f"{100 * v:+.1f}",

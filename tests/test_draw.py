@@ -330,6 +330,34 @@ def test_heatmap_values_labels_and_orientation() -> None:
         draw.heatmap({"J10": 1.0}, sl.POCKET)
 
 
+def test_a_setup_heatmap_draws_the_setup_zone_only() -> None:
+    values = {f"{c}{r}": 0.1 for c in "ABCDEFGHIJ" for r in (1, 2, 3, 4)}
+    full = draw.heatmap(values, colorbar=False)
+    zone = draw.heatmap(values, colorbar=False, rows=4)
+    assert zone.shown_rows == 4 and full.shown_rows == 10
+    assert zone.rgba().shape[0] < 0.5 * full.rgba().shape[0]  # six empty enemy rows fewer
+    assert where(zone, "heat-labels", "heat-label") == where(full, "heat-labels", "heat-label")
+    frames = [p for p in zone.ax.patches if p.get_gid() == "zone-red-frame"]
+    assert len(frames) == 1 and frames[0].get_zorder() > 0.5  # drawn above the heat, where it shows
+    assert not [p for p in zone.ax.patches if p.get_gid() in ("zone-blue", "lake")]
+    assert {s.text for _, s in zone.drawn("coords")} >= {"1", "4"} and "5" not in {s.text for _, s in
+                                                                                  zone.drawn("coords")}
+    with pytest.raises(ValueError, match="rows=11"):
+        draw.heatmap(values, rows=11)
+
+
+def test_setups_figure_draws_small_boards_with_captions() -> None:
+    setups = [sl.Setup.random("classic", seed) for seed in range(4)]
+    fig = draw.setups_figure([str(s) for s in setups], [f"setup {i}" for i in range(4)], columns=2)
+    axes = fig.figure.axes
+    assert len(axes) == 4 and fig.rgba().shape[1] > fig.rgba().shape[0]
+    assert fig.figure.get_size_inches()[0] == pytest.approx(2 * 10.4 * draw.SQUARE_INCHES * 0.6)
+    with pytest.raises(ValueError, match="one per setup"):
+        draw.setups_figure(setups, ["only one"])
+    with pytest.raises(TypeError, match="list of setups"):
+        draw.setups_figure(setups[0])  # type: ignore[arg-type]
+
+
 def test_heatmap_over_a_view_keeps_pieces_and_values_apart() -> None:
     view = sl.State.random(seed=4).view(RED)
     probs = {sq: 0.1 for sq in view.unknown_squares()}

@@ -509,6 +509,7 @@ def test_explorer_on_the_shipped_tables() -> None:
     assert ex.piece == "Flag"  # a piece the new variant lacks falls back to the Flag
     board = ex.select(group="all").draw()
     assert len(board.drawn("heat")) == 40 and board.caption.startswith("Flag in barrage")
+    assert board.shown_rows == 4  # the setup zone, not six empty enemy rows
 
 
 def test_explorer_on_loaded_games(corpus: Path) -> None:
