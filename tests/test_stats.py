@@ -571,3 +571,22 @@ def test_archive_moves_agree_with_the_engine(tmp_path: Path) -> None:
         fought = mine[mine["battle"].notna()]
         assert list(fought["ply"] - 1) == [i for i, _ in state.battles], game.source
         assert list(fought["defender"]) == [b.defender.type.name for _, b in state.battles], game.source
+
+
+def test_a_first_load_shows_its_progress_bar_in_a_jupyter_kernel(corpus: Path) -> None:
+    """What JupyterLab receives while a notebook loads games: a progress widget, filled when the load ends."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(
+        f"from strategolab import stats\ntables = stats.load_games({str(corpus)!r}, cache=False, workers=1)\n"
+        "print(len(tables.games), 'games')")]
+    nbclient.NotebookClient(nb, kernel_name="python3", timeout=120, store_widget_state=True).execute()
+    outputs = nb.cells[0].outputs
+    bars = [o for o in outputs if o.output_type == "display_data"
+            and "application/vnd.jupyter.widget-view+json" in o.data and "reading games" in o.data["text/plain"]]
+    assert bars, f"no progress widget among {outputs}"
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    progress = [m["state"] for m in state.values() if m["model_name"] == "FloatProgressModel"]
+    assert len(progress) == 1 and progress[0]["value"] == progress[0]["max"] > 0
+    assert outputs[-1].text == "6 games\n"
