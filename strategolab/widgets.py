@@ -517,6 +517,38 @@ REPLAY_CSS = """<style>
 .sl-replay .sl-comment textarea { font-size: 13px; line-height: 1.35; }
 </style>"""
 
+# The arrow keys step through the game wherever the focus is inside a replay widget (a step button, the board,
+# the move list ...), except where they edit text or move a slider: ← → one move, Home/End the first and the
+# last position.  It presses the step buttons, so a key does exactly what a click does; the keyboard guard
+# (guard_keys) keeps JupyterLab's own use of these keys out of the widget.
+REPLAY_KEYS_JS = """
+(() => {
+  if (window.strategolabReplayKeys) return;
+  window.strategolabReplayKeys = true;
+  const BUTTONS = {ArrowLeft: 'sl-prev', ArrowRight: 'sl-next', Home: 'sl-first', End: 'sl-last'};
+  const EDITING = 'input, textarea, [contenteditable="true"], .widget-slider, .widget-dropdown, .widget-play';
+  window.addEventListener('keydown', event => {
+    const name = BUTTONS[event.key], el = event.target;
+    if (!name || !(el instanceof Element) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const app = el.closest('.sl-replay');
+    if (!app || el.closest(EDITING)) return;
+    const button = app.querySelector('button.' + name);
+    if (button && !button.disabled) button.click();
+    event.preventDefault();
+    event.stopPropagation();
+  }, true);
+})();
+"""
+
+
+def replay_keys_script() -> w.Output:
+    """An invisible output whose script lets the arrow keys step through a replay (installed once per page)."""
+    out = w.Output(layout=w.Layout(display="none"))
+    out.outputs = ({"output_type": "display_data", "metadata": {},
+                    "data": {"text/html": f"<script>{REPLAY_KEYS_JS}</script>", "text/plain": ""}},)
+    out.add_class("sl-replay-keys-script")
+    return out
+
 
 class ReplayWidget(w.VBox):
     """Replay a record move by move from either side's view, follow variations, comment and mark moves.
@@ -626,12 +658,13 @@ class ReplayWidget(w.VBox):
                         self.comment, w.HBox([self.mark, self.keep])], layout=w.Layout(width="440px"))
         panel.add_class("sl-panel")
         self.children = [
-            _html("sl-style", CSS + REPLAY_CSS), _html("sl-title", "Replay a game"),
+            *head(), _html("sl-style", REPLAY_CSS), replay_keys_script(), _html("sl-title", "Replay a game"),
             w.HBox([self.records, self.path, self.open_button]), self.browser,
             w.HBox([self.first, self.prev, self.next, self.last, self.autoplay, self.slider]), self.perspective,
             w.HBox([self.boards[False], self.boards[True], panel]), w.HBox([self.save_path, self.save]),
             self.confirm_row, self.message,
         ]
+        guard_keys(self)  # every control inside: JupyterLab's shortcuts stay out, the arrow keys step
         self._line: tuple[int, int] = (0, 0)
         self._catalog: object = None
         self._refreshing = False
@@ -823,5 +856,5 @@ class ReplayWidget(w.VBox):
             self.variations.children = buttons
 
 
-__all__ = ["CSS", "GUARD_CLASS", "KEYS_JS", "REPLAY_CSS", "BoardView", "PlayWidget", "ReplayWidget", "guard_keys",
-           "head", "keyboard_script"]
+__all__ = ["CSS", "GUARD_CLASS", "KEYS_JS", "REPLAY_CSS", "REPLAY_KEYS_JS", "BoardView", "PlayWidget", "ReplayWidget",
+           "guard_keys", "head", "keyboard_script", "replay_keys_script"]

@@ -367,6 +367,8 @@ def test_replay_an_unkept_comment_survives_stepping_and_the_title_reads_well(gam
 
 def test_replay_switching_to_blues_view_redraws_in_place(game: sl.Game) -> None:
     rw = ReplayWidget(ReplayController(game))
+    assert "sl-keys" in classes(rw)  # the keyboard guard: JupyterLab's shortcuts stay out of every control
+    assert any("sl-replay-keys-script" in classes(x) for x in rw.children)  # the arrow keys step
     red_seat, blue_seat = rw.boards[False], rw.boards[True]
     rw.perspective.value = "blue"
     assert rw.board is blue_seat and visible(blue_seat) and not visible(red_seat)
