@@ -511,6 +511,7 @@ REPLAY_CSS = """<style>
 .sl-replay .sl-browser .widget-select { width: calc(100% - 4px); box-sizing: border-box; }
 .sl-replay .sl-panel select, .sl-replay .sl-panel textarea { box-sizing: border-box; width: 100%; }
 .sl-replay .sl-nowrap { white-space: nowrap; }
+.sl-replay .sl-info .widget-html-content, .sl-replay .sl-notes .widget-html-content { line-height: 1.4; }
 .sl-replay .sl-notes { font-style: italic; }
 .sl-replay .sl-browser { border: 1px solid #ddd; border-radius: 4px; padding: 4px; margin: 4px 0; }
 .sl-replay .sl-browser select { font-family: var(--jp-code-font-family, monospace); font-size: 12px; }
