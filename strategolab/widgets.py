@@ -814,14 +814,13 @@ class ReplayWidget(w.VBox):
         except ValueError as e:
             self.game_count.value = _message(str(e), "error")
             return
-        total = len(c.catalog())
-        self.game_count.value = f"{len(rows):,} of {total:,} games"
         refreshing, self._refreshing = self._refreshing, True
         try:
             self.game_choice.options = [(row.label, row.index) for row in rows]
             self.game_choice.value = c.game_index if any(r.index == c.game_index for r in rows) else None
         finally:
             self._refreshing = refreshing
+        self.game_count.value = f"{len(rows):,} of {len(c.catalog()):,} games"  # last: the list is ready
 
     def _show_line(self) -> None:
         """The move list (rebuilt only when the line or its annotations change), slider and autoplay."""

@@ -75,6 +75,7 @@ def test_replay_keeps_work_and_finds_games_in_the_browser(page: Page, lab: Lab, 
         pg.select_option(f"{APP} .sl-filter-ending select", label="flag captured")
         pg.wait_for_function("() => document.querySelector('.sl-replay .sl-game-count').innerText === '1 of 3 games'")
         only = pg.locator(f"{APP} .sl-game select option")
+        pg.wait_for_function("() => document.querySelectorAll('.sl-replay .sl-game select option').length === 1")
         assert only.count() == 1 and "(flag captured)" in only.inner_text().replace("\xa0", " ")
         pg.select_option(f"{APP} .sl-game select", index=0)
         wait_info(pg, "Lesson: the Scout's run")
