@@ -32,13 +32,11 @@ from strategolab.state import Move, Outcome, Termination
 from strategolab.ucc import (
     COLOURS,
     UccError,
-    board_rows,
     check_ruleset,
     colour_line,
-    format_move,
-    outcome_text,
     parse_move,
     parse_setup,
+    turn_lines,
 )
 from strategolab.views import View
 
@@ -245,13 +243,8 @@ class UccEngine:
             raise ValueError(f"it is {PLAYER_NAMES[view.turn]}'s turn, this is {PLAYER_NAMES[view.player]}'s view")
         if not view.move_stack and view.player != RED:
             raise self._lose("the UCC protocol has Red move first, and this game begins with Blue")
-        battles = dict(view.battles)
-        lines = ["START"] if not view.move_stack else []
-        for ply in range(self._told, len(view.move_stack)):
-            words = self._answers.get(ply) or format_move(view.move_stack[ply])
-            lines.append(f"{words} {outcome_text(battles.get(ply))}")
+        self._send(turn_lines(view, self._told, self._answers))
         self._told = len(view.move_stack)
-        self._send(lines + board_rows(view, view.player))
         answer = self._receive(self.timeout, f"its move {len(view.move_stack) // 2 + 1}")
         if answer.strip() == "SURRENDER":
             raise self._lose("it resigned (SURRENDER)", Termination.RESIGNATION)

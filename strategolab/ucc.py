@@ -16,7 +16,7 @@ pieces carry only what the protocol revealed, so its player's view is exactly th
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import NamedTuple, TextIO
 
 from strategolab.board import STRIDE, Square, square, square_name
@@ -24,6 +24,7 @@ from strategolab.errors import StrategolabError
 from strategolab.rules import CLASSIC, RED, UCC, BattleResult, PieceType, Ruleset
 from strategolab.setups import Setup
 from strategolab.state import KIND, Battle, Move, Position, State
+from strategolab.views import View
 
 WIDTH = HEIGHT = 10
 COLOURS = ("RED", "BLUE")
@@ -211,6 +212,18 @@ def board_rows(position: Position, player: int) -> list[str]:
                 cells.append(ENEMY)
         rows.append("".join(cells))
     return rows
+
+
+def turn_lines(view: View, since: int, answers: Mapping[int, str] | None = None) -> list[str]:
+    """What the manager tells ``view.player`` when it is its turn: ``START`` (Red's first turn) or each move
+    from ply ``since`` on with its outcome (a move as its mover wrote it, if ``answers`` has its words), then
+    the board."""
+    battles = dict(view.battles)
+    lines = ["START"] if not view.move_stack else []
+    for ply in range(since, len(view.move_stack)):
+        words = (answers or {}).get(ply) or format_move(view.move_stack[ply])
+        lines.append(f"{words} {outcome_text(battles.get(ply))}")
+    return lines + board_rows(view, view.player)
 
 
 def colour_line(side: int, opponent: str) -> str:
@@ -404,5 +417,5 @@ def transcript_lines(text: str) -> Iterator[tuple[str, str]]:
 __all__ = [
     "COLOURS", "NAMES", "OWN_MOVES", "TOKENS", "Report", "UccBot", "UccError", "board_rows", "check_ruleset",
     "colour_line", "format_move", "outcome_text", "parse_move", "parse_setup", "serve", "setup_rows",
-    "transcript_lines", "xy",
+    "transcript_lines", "turn_lines", "xy",
 ]
