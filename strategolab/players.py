@@ -133,7 +133,8 @@ class GameResult(NamedTuple):
         return game
 
 
-def _hook(player: Player, name: str, *args: object) -> None:
+def call_hook(player: object, name: str, *args: object) -> None:
+    """Call ``player.start_game`` or ``player.end_game`` if the player has it (the hooks are optional)."""
     method = getattr(player, name, None)
     if callable(method):
         method(*args)
@@ -153,7 +154,7 @@ def play_match(red: Player, blue: Player, ruleset: str | Ruleset | None = None, 
     outcome: Outcome | None = None
     try:
         for side, player in ((RED, red), (BLUE, blue)):
-            _hook(player, "start_game", side, players[1 - side].name)
+            call_hook(player, "start_game", side, players[1 - side].name)
         setups = []
         for side, player in ((RED, red), (BLUE, blue)):
             rng = random.Random(f"strategolab-setup/{seed}/{side}")
@@ -183,7 +184,7 @@ def play_match(red: Player, blue: Player, ruleset: str | Ruleset | None = None, 
         return GameResult(state, outcome, f"{players[side].name} ({PLAYER_NAMES[side]}) forfeits: {e.reason}")
     finally:
         for player in players:
-            _hook(player, "end_game", outcome)
+            call_hook(player, "end_game", outcome)
 
 
 def play_game(red: Player, blue: Player, ruleset: str | Ruleset | None = None, seed: int = 0,
@@ -229,5 +230,5 @@ def play_series(red: Player, blue: Player, ruleset: str | Ruleset | None = None,
         yield a, b, play_match(a, b, ruleset, game_seed(seed, i), max_plies=max_plies)
 
 
-__all__ = ["ENGINE_PREFIX", "Forfeit", "GameResult", "MoveObserver", "Player", "RandomPlayer", "game_seed",
-           "make_player", "play_game", "play_match", "play_series", "selfplay"]
+__all__ = ["ENGINE_PREFIX", "Forfeit", "GameResult", "MoveObserver", "Player", "RandomPlayer", "call_hook",
+           "game_seed", "make_player", "play_game", "play_match", "play_series", "selfplay"]

@@ -21,6 +21,7 @@ from typing import NamedTuple, TextIO
 
 from strategolab.board import STRIDE, Square, square, square_name
 from strategolab.errors import StrategolabError
+from strategolab.players import Player, call_hook
 from strategolab.rules import CLASSIC, RED, UCC, BattleResult, PieceType, Ruleset
 from strategolab.setups import Setup
 from strategolab.state import KIND, Battle, Move, Position, State
@@ -254,8 +255,6 @@ class UccBot:
     """
 
     def __init__(self, player: object, seed: int = 0) -> None:
-        from strategolab.players import Player
-
         if not isinstance(player, Player):
             raise TypeError(f"a UCC bot serves a Player (choose_setup and choose_move), not {player!r}")
         self.player = player
@@ -274,6 +273,7 @@ class UccBot:
             return []
         if line.split()[:1] == ["QUIT"]:
             self.finished = True
+            call_hook(self.player, "end_game", None)
             return []
         if self.side is None:
             return self._start(line)
@@ -297,6 +297,7 @@ class UccBot:
         if len(parts) != 4 or parts[0] not in COLOURS or parts[2:] != [str(WIDTH), str(HEIGHT)]:
             raise UccError(f"{line!r}: expected the opening line 'RED|BLUE <opponent> 10 10'")
         self.side = side = COLOURS.index(parts[0])
+        call_hook(self.player, "start_game", side, parts[1])
         rng = random.Random(f"strategolab-ucc/{self.seed}/{side}")
         setup = self.player.choose_setup(UCC, rng)  # type: ignore[attr-defined]
         setup = Setup(UCC, setup.pieces).validate()
