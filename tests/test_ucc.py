@@ -491,3 +491,50 @@ def test_serve_answers_on_a_stream_and_stops_at_quit() -> None:
     out = io.StringIO()
     assert serve(make_player("easy", 1), iter(["BLUE kit 10 10", "QUIT", "ignored"]), out) == 0
     assert len(out.getvalue().splitlines()) == 4
+
+
+# -- the play controller and widget ------------------------------------------------------------------------------
+
+
+def test_the_play_controller_plays_an_external_bot_and_records_its_forfeit(tmp_path: Path) -> None:
+    from strategolab.controllers import PlayController
+
+    c = PlayController("ucc", "easy", seed=1)
+    c.use_opponent(lambda: UccEngine([*BOT, "--level", "random"], name="kit random bot"))
+    assert c.opponent is not None and c.opponent.name == "kit random bot"
+    c.begin()
+    engine = c.opponent
+    assert isinstance(engine, UccEngine) and engine.pid is not None
+    c.click(sq("A4"))
+    legal = c.targets
+    c.click(legal[0])
+    assert c.computer_reply() is not None and c.human_to_move
+    pid = engine.pid
+    c.new_game(confirm=True)  # abandoning the match ends the program
+    assert gone(pid) and c.opponent is not engine
+    # A program that talks nonsense loses the match, with the reason in the record.
+    c.use_opponent(lambda: UccEngine(bot_script(tmp_path, "garbage"), name="chatterbox"))
+    c.configure(human=BLUE, first="computer")  # the protocol has Red move first
+    c.begin()
+    assert c.computer_reply() is None and c.phase == "over"
+    assert c.outcome is not None and c.outcome.winner == BLUE and "you win (illegal move)" in c.result_text()
+    assert "chatterbox forfeits: it answered 'hello there'" in c.game().end().comment
+    c.new_game(confirm=True)
+    c.use_opponent(None)
+    assert c.opponent is not None and c.opponent.name == "computer (easy)"
+    with pytest.raises(ValueError, match="command"):
+        c.use_opponent(lambda: UccEngine(""))
+    assert c.opponent.name == "computer (easy)"
+
+
+def test_the_play_widget_takes_a_bot_command() -> None:
+    pytest.importorskip("ipywidgets")
+    from strategolab.widgets import PlayWidget
+
+    widget = PlayWidget()
+    widget.bot.value = f"{sys.executable} -m strategolab ucc-bot --level random"
+    widget.use_bot.click()
+    assert isinstance(widget.controller.opponent, UccEngine)
+    widget.bot.value = ""
+    widget.use_bot.click()
+    assert not isinstance(widget.controller.opponent, UccEngine)
