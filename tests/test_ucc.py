@@ -264,7 +264,7 @@ def referee(red: object, blue: object, seed: int, max_plies: int, check: bool = 
 
 @pytest.mark.parametrize(("red", "blue", "seed"), [("random", "easy", 1), ("medium", "random", 2)])
 def test_the_kits_bots_keep_exactly_the_real_games_views(red: str, blue: str, seed: int) -> None:
-    state, _ = referee(make_player(red, seed), make_player(blue, seed), seed, 400)
+    state, _ = referee(make_player(red, seed), make_player(blue, seed), seed, 250)
     assert len(state.move_stack) > 40 and state.battles
 
 
