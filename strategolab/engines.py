@@ -21,7 +21,6 @@ import shlex
 import signal
 import subprocess
 import threading
-import time
 import weakref
 from collections.abc import Sequence
 
@@ -59,21 +58,29 @@ class _Process:
                           Termination.TIME_FORFEIT) from None
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: collections.deque[str] = collections.deque(maxlen=5)
-        for target in (self._read_stdout, self._read_stderr):
-            threading.Thread(target=target, daemon=True).start()
+        self._readers = [threading.Thread(target=target, daemon=True) for target in (self._read_stdout,
+                                                                                     self._read_stderr)]
+        for reader in self._readers:
+            reader.start()
         _LIVE.add(self)
 
     def _read_stdout(self) -> None:
-        assert self.popen.stdout is not None
-        for line in self.popen.stdout:
-            self.lines.put(line.rstrip("\n"))
+        """Queue the program's lines until its output ends (the reader closes the pipe)."""
+        stream = self.popen.stdout
+        assert stream is not None
+        with contextlib.suppress(OSError, ValueError), stream:
+            for line in stream:
+                self.lines.put(line.rstrip("\n"))
         self.lines.put(_EOF)
 
     def _read_stderr(self) -> None:
-        assert self.popen.stderr is not None
-        for line in self.popen.stderr:
-            if line.strip():
-                self.stderr.append(line.rstrip()[:200])
+        """Keep the last few lines the program writes to stderr (for the reason of a crash)."""
+        stream = self.popen.stderr
+        assert stream is not None
+        with contextlib.suppress(OSError, ValueError), stream:
+            for line in stream:
+                if line.strip():
+                    self.stderr.append(line.rstrip()[:200])
 
     def send(self, lines: Sequence[str]) -> None:
         """Write lines to the program; a program that is gone raises :class:`Forfeit`."""
@@ -102,7 +109,7 @@ class _Process:
         except subprocess.TimeoutExpired:
             code = None
         self.kill()
-        time.sleep(0.05)  # let the stderr reader catch the last words
+        self._readers[1].join(timeout=1.0)  # the last words on stderr
         status = ("closed its output" if code is None else f"exited with status {code}" if code >= 0
                   else f"was killed by signal {-code}")
         said = f"; its last error output: {' / '.join(self.stderr)}" if self.stderr else ""
@@ -129,10 +136,9 @@ class _Process:
                 self.popen.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(timeout=5.0)
-        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            with contextlib.suppress(OSError):
-                if stream is not None:
-                    stream.close()
+        with contextlib.suppress(OSError, ValueError):  # its output pipes are closed by their readers
+            if self.popen.stdin is not None:
+                self.popen.stdin.close()
         _LIVE.discard(self)
 
 

@@ -36,7 +36,7 @@ TOKENS: dict[str, str] = {
     "Sergeant": "7", "Miner": "8", "Scout": "9", "Spy": "s", "Bomb": "B", "Flag": "F",
 }
 NAMES: dict[str, str] = {token: name for name, token in TOKENS.items()}
-STEPS: dict[str, int] = {"UP": -STRIDE, "DOWN": STRIDE, "LEFT": -1, "RIGHT": 1}
+STEPS: dict[str, tuple[int, int]] = {"UP": (0, -1), "DOWN": (0, 1), "LEFT": (-1, 0), "RIGHT": (1, 0)}  # (dx, dy)
 BATTLES = {"KILLS": BattleResult.ATTACKER_WINS, "DIES": BattleResult.DEFENDER_WINS,
            "BOTHDIE": BattleResult.BOTH_DIE}
 ENDINGS = ("OK", "ILLEGAL", "VICTORY_FLAG", "VICTORY_ATTRITION")
@@ -96,8 +96,8 @@ def _move(tokens: list[str], line: str) -> Move:
         raise UccError(f"{line!r}: ({x}, {y}) is off the board (x and y run from 0 to 9)")
     if n < 1:
         raise UccError(f"{line!r}: the multiplier must be at least 1")
-    tx, ty = x_ + n * (direction == "RIGHT") - n * (direction == "LEFT"), y_ + n * (direction == "DOWN") - n * (
-        direction == "UP")
+    dx, dy = STEPS[direction]
+    tx, ty = x_ + n * dx, y_ + n * dy
     if not (0 <= tx < WIDTH and 0 <= ty < HEIGHT):
         raise UccError(f"{line!r} leaves the board (from {square_name(square(x_, y_))} {n} square"
                        f"{'s' if n > 1 else ''} {direction.lower()})")
