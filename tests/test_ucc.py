@@ -386,6 +386,37 @@ def test_a_failing_program_loses_with_the_reason_and_leaves_no_process(
         play_game(UccEngine(bot_script(tmp_path, behaviour), timeout=0.5, name="failing"), RandomPlayer(1), "ucc")
 
 
+class Quitter(RandomPlayer):
+    """Gives up on its third move, and notes the hooks it is given."""
+
+    def __init__(self) -> None:
+        super().__init__(0, "quitter")
+        self.hooks: list[object] = []
+
+    def start_game(self, side: int, opponent: str) -> None:
+        self.hooks.append(("start", side, opponent))
+
+    def end_game(self, outcome: object) -> None:
+        self.hooks.append(("end", outcome))
+
+    def choose_move(self, view: View) -> Move:
+        if len(view.move_stack) >= 4:
+            raise Forfeit("it had enough", Termination.RESIGNATION)
+        return super().choose_move(view)
+
+
+def test_a_player_that_forfeits_loses_and_the_hooks_frame_the_game() -> None:
+    quitter = Quitter()
+    result = play_match(RandomPlayer(1), quitter, "classic", seed=4)
+    assert result.outcome is not None and result.outcome.winner == RED
+    assert result.reason == "quitter (Blue) forfeits: it had enough" and result.forfeited
+    assert result.state is not None and len(result.state.move_stack) == 5
+    assert result.headers() == {"Result": "1-0", "Termination": "resignation"}
+    assert quitter.hooks == [("start", BLUE, "random"), ("end", result.outcome)]
+    with pytest.raises(Forfeit, match="quitter \\(Blue\\) forfeits: it had enough"):
+        play_game(RandomPlayer(1), Quitter(), "classic", seed=4)
+
+
 def test_a_program_that_cannot_start_forfeits(tmp_path: Path) -> None:
     result = play_match(RandomPlayer(1), UccEngine([str(tmp_path / "no-such-bot")]), "ucc")
     assert result.outcome is not None and result.outcome.winner == RED and "could not be started" in result.reason
