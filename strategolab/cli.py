@@ -548,9 +548,9 @@ def build_parser() -> argparse.ArgumentParser:
         "selfplay", formatter_class=raw, help="let computer players play and write the games as records",
         description="Play games between two computer players (strategolab.players) and write them to a .sgn "
                     "file, each with its result and termination. Games are reproducible from --seed.",
-        epilog=f"players: random, {', '.join(_levels())}, or ucc:COMMAND, an external program that speaks "
-               "the UCC 2012 competition protocol (it loses a game it cannot finish: a crash, no answer within "
-               "2 s, an illegal move; the reason is the comment after the last move)\n\n"
+        epilog=f"players: random, {', '.join(_levels())}, or ucc:COMMAND, an external program that speaks the\n"
+               "  UCC 2012 competition protocol (docs/engines.md); it loses a game it cannot finish (a crash, no\n"
+               "  answer within 2 s, an illegal move) and the reason is the comment after the last move\n\n"
                "examples:\n  strategolab selfplay -o hard.sgn --red hard --blue medium -n 10 --alternate\n"
                "  strategolab selfplay -o bot.sgn --ruleset ucc --red ucc:\"/tmp/bots/peternlewis\" --blue hard\n\n"
                "exit codes:\n  0  the games were written\n"
