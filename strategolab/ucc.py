@@ -260,7 +260,9 @@ class UccBot:
         self.player = player
         self.seed = seed
         self.side: int | None = None
-        self.game: State | None = None  # the game as the manager tells it, under UCC
+        # The game as the manager tells it, under UCC.  Enemy pieces it has not seen are placeholder Scouts:
+        # read it through game.view(side), which hides them.
+        self.game: State | None = None
         self._strict: State | None = None  # the same moves under OWN_MOVES
         self._board: list[str] | None = None  # board rows being read, when a board is due
         self._sent: Move | None = None  # our answer, until the manager echoes it
