@@ -1,26 +1,41 @@
-"""Tournament of the computer levels: each level against the random player and against each other level.
+"""Tournament of the computer levels, and of the levels against external UCC 2012 competition bots.
 
     python benchmarks/tournament.py [--games 60] [--ruleset classic] [--processes 2] [--seed 2026]
+    python benchmarks/tournament.py --games 100 --level hard --level medium \\
+        --bot peternlewis=/tmp/spar/bin/peternlewis --bot celsius=/tmp/spar/bin/celsius
+
+Without ``--bot``: each level against the random player and against each other level, then the targets of
+issue 5 are checked (medium and hard win at least 99% against random; each level beats the one below in at
+least 70% of decided games; medium's median move under 0.5 s; hard's 95th percentile under 2 s).
+
+With ``--bot NAME=COMMAND`` (repeatable): each ``--level`` (default hard) against each bot, refereed by the kit
+through :class:`strategolab.engines.UccEngine` under the ``ucc`` rule set (the competition manager's rules)
+unless ``--ruleset`` says otherwise.  A bot whose program is absent is skipped with a note, so the command
+works on any machine.  A bot that crashes, hangs past ``--timeout`` or moves illegally loses that game.
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
-reproducible.  Prints, per pairing, wins/draws/losses of the first-named player, the average game length in
-plies, and per level the move time (median and 95th percentile over every move it made), then checks the
-targets of issue 5: medium and hard win at least 99% against random; each level beats the one below in at
-least 70% of decided games; medium's median move under 0.5 s; hard's 95th percentile under 2 s.
+reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
+all and per colour, the decided-game win rate, the average game length, how the games ended, and per player
+the move time (median and 95th percentile over every move it made).
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
+import shlex
+import shutil
 import statistics
 import sys
 import time
+import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from strategolab import ai
-from strategolab.players import game_seed, make_player, play_game
+from strategolab.engines import UccEngine
+from strategolab.players import Player, game_seed, make_player, play_match
 from strategolab.rules import BLUE, RED
 
 LEVELS = tuple(ai.LEVELS)  # imported before the workers start, so every worker plays the same code
@@ -32,11 +47,13 @@ class Result:
 
     pairing: tuple[str, str]
     index: int
+    colour: int  # the first-named player's colour
     score: str  # "win", "draw", "loss" for the first-named player
     termination: str
     plies: int
-    times: dict[str, list[float]] = field(default_factory=dict)  # player spec -> seconds per move
+    times: dict[str, list[float]] = field(default_factory=dict)  # player name -> seconds per move
     seconds: float = 0.0
+    reason: str = ""  # why a player forfeited, if one did
 
 
 def pairings() -> list[tuple[str, str]]:
@@ -46,34 +63,40 @@ def pairings() -> list[tuple[str, str]]:
     return out
 
 
-def play(task: tuple[tuple[str, str], int, str, int, int]) -> Result:
+def player(name: str, seed: int, bots: dict[str, str], timeout: float) -> Player:
+    """A kit player by name, or the bot of that name running its command."""
+    if name in bots:
+        return UccEngine(bots[name], timeout=timeout, name=name)
+    return make_player(name, seed)
+
+
+def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float]) -> Result:
     """Play game ``index`` of a pairing; the first-named player is Red in even games, Blue in odd ones."""
-    (a, b), index, ruleset, seed, max_plies = task
+    (a, b), index, ruleset, seed, max_plies, bots, timeout = task
     s = game_seed(seed, hash_pairing((a, b)) * 100_000 + index)
-    first = make_player(a, s)
-    second = make_player(b, s + 1)
+    first, second = player(a, s, bots, timeout), player(b, s + 1, bots, timeout)
     red, blue = (first, second) if index % 2 == 0 else (second, first)
-    spec = {RED: a if index % 2 == 0 else b, BLUE: b if index % 2 == 0 else a}
+    name = {RED: a if index % 2 == 0 else b, BLUE: b if index % 2 == 0 else a}
     times: dict[str, list[float]] = defaultdict(list)
 
     def observe(_state: object, side: int, _move: object, seconds: float) -> None:
-        times[spec[side]].append(seconds)
+        times[name[side]].append(seconds)
 
     start = time.perf_counter()
-    state = play_game(red, blue, ruleset, s, max_plies=max_plies, observer=observe)
-    outcome = state.outcome()
+    result = play_match(red, blue, ruleset, s, max_plies=max_plies, observer=observe)
+    outcome = result.outcome
     a_side = RED if index % 2 == 0 else BLUE
     decided = outcome is not None and outcome.winner is not None
     score = "draw" if not decided else "win" if outcome.winner == a_side else "loss"  # type: ignore[union-attr]
     termination = "move limit" if outcome is None else outcome.termination.value
-    return Result((a, b), index, score, termination, len(state.move_stack), dict(times),
-                  time.perf_counter() - start)
+    plies = len(result.state.move_stack) if result.state is not None else 0
+    return Result((a, b), index, a_side, score, termination, plies, dict(times), time.perf_counter() - start,
+                  result.reason)
 
 
 def hash_pairing(pair: tuple[str, str]) -> int:
     """A stable small number per pairing (Python's ``hash`` of strings changes between runs)."""
-    names = ("random", *LEVELS)
-    return names.index(pair[0]) * 10 + names.index(pair[1])
+    return zlib.crc32(f"{pair[0]} v {pair[1]}".encode()) % 1000
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -81,22 +104,63 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
+def wdl(results: list[Result]) -> tuple[int, int, int]:
+    return (sum(r.score == "win" for r in results), sum(r.score == "draw" for r in results),
+            sum(r.score == "loss" for r in results))
+
+
+def present_bots(specs: list[str]) -> dict[str, str]:
+    """``NAME=COMMAND`` arguments as a mapping, leaving out (with a note) bots whose program is absent."""
+    bots: dict[str, str] = {}
+    for spec in specs:
+        name, sep, command = spec.partition("=")
+        if not sep or not name or not command.strip():
+            raise SystemExit(f"--bot {spec!r}: expected NAME=COMMAND, like peternlewis=/tmp/spar/bin/peternlewis")
+        program = shlex.split(command)[0]
+        found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK)
+                                                                     else None)
+        if found is None:
+            print(f"skipping bot {name}: {program} is not there (or not executable)", file=sys.stderr)
+            continue
+        bots[name] = command
+    return bots
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=60, help="games per pairing (default 60: about 13 min)")
-    parser.add_argument("--ruleset", default="classic")
+    parser.add_argument("--games", type=int, default=60, help="games per pairing (default 60)")
+    parser.add_argument("--ruleset", default=None,
+                        help="rule set (default classic; ucc, the manager's rules, when bots play)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--max-plies", type=int, default=4000, help="unfinished games count as draws")
     parser.add_argument("--pairing", action="append", default=None,
-                        help="only this pairing, e.g. hard:medium (repeatable)")
+                        help="only this pairing, e.g. hard:medium or hard:peternlewis (repeatable)")
+    parser.add_argument("--bot", action="append", default=[], metavar="NAME=COMMAND",
+                        help="an external UCC bot and the command that runs it (repeatable)")
+    parser.add_argument("--level", action="append", default=None,
+                        help=f"kit player(s) to pit against the bots (repeatable; default hard; one of random, "
+                             f"{', '.join(LEVELS)})")
+    parser.add_argument("--timeout", type=float, default=2.0, help="seconds a bot may take per move (default 2)")
     args = parser.parse_args()
 
-    pairs = [tuple(p.split(":")) for p in args.pairing] if args.pairing else pairings()
+    bots = present_bots(args.bot)
+    if args.bot and not bots:
+        print("no bot is present: nothing to play", file=sys.stderr)
+        return
+    ruleset = args.ruleset or ("ucc" if args.bot else "classic")
+    if args.pairing:
+        pairs = [tuple(p.split(":")) for p in args.pairing]
+        pairs = [p for p in pairs if all(n in bots or n == "random" or n in LEVELS for n in p)]
+    elif bots:
+        pairs = [(level, bot) for level in (args.level or ["hard"]) for bot in bots]
+    else:
+        pairs = pairings()
     # Costliest pairings first so the workers finish together.
-    cost = {"random": 0, "easy": 1, "medium": 2, "hard": 6}
-    tasks = [(pair, i, args.ruleset, args.seed, args.max_plies) for pair in pairs for i in range(args.games)]
-    tasks.sort(key=lambda t: -(cost[t[0][0]] + cost[t[0][1]]))
+    cost = {"random": 0, **{level: 2 ** i for i, level in enumerate(LEVELS)}}
+    tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout)
+             for pair in pairs for i in range(args.games)]
+    tasks.sort(key=lambda t: -(cost.get(t[0][0], 4) + cost.get(t[0][1], 4)))
     results: list[Result] = []
     start = time.perf_counter()
     with multiprocessing.Pool(args.processes) as pool:
@@ -105,36 +169,48 @@ def main() -> None:
             if n % max(1, len(tasks) // 20) == 0 or n == len(tasks):
                 print(f"{n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     wall = time.perf_counter() - start
+    report(results, pairs, ruleset, args, wall, bots)
 
-    print(f"Tournament: {args.ruleset}, {args.games} games per pairing, colours alternating, seed {args.seed}, "
+
+def report(results: list[Result], pairs: list[tuple[str, str]], ruleset: str, args: argparse.Namespace,
+           wall: float, bots: dict[str, str]) -> None:
+    """Print the tables: W-D-L per pairing and colour, endings, move times; then the checks."""
+    print(f"Tournament: {ruleset}, {args.games} games per pairing, colours alternating, seed {args.seed}, "
           f"{args.processes} processes, {wall:.0f} s wall clock")
-    print(f"{'pairing':<18} {'W':>4} {'D':>4} {'L':>4} {'win%':>6} {'decided win%':>13} {'avg plies':>10}  "
-          f"endings")
+    print(f"{'pairing':<24} {'W-D-L':>11} {'as Red':>10} {'as Blue':>10} {'decided win%':>13} {'avg plies':>10}"
+          f"  endings")
     summary: dict[tuple[str, str], tuple[int, int, int]] = {}
     for pair in pairs:
         rs = [r for r in results if r.pairing == pair]
-        w = sum(r.score == "win" for r in rs)
-        d = sum(r.score == "draw" for r in rs)
-        lo = sum(r.score == "loss" for r in rs)
-        summary[pair] = (w, d, lo)
+        if not rs:
+            continue
+        w, d, lo = summary[pair] = wdl(rs)
+        colours = ["-".join(map(str, wdl([r for r in rs if r.colour == c]))) for c in (RED, BLUE)]
         endings: dict[str, int] = defaultdict(int)
         for r in rs:
             endings[r.termination] += 1
         decided = w / (w + lo) if w + lo else float("nan")
         avg = statistics.mean(r.plies for r in rs)
-        print(f"{pair[0] + ' v ' + pair[1]:<18} {w:>4} {d:>4} {lo:>4} {w / len(rs):>6.1%} {decided:>13.1%} "
-              f"{avg:>10.1f}  " + ", ".join(f"{k} {v}" for k, v in sorted(endings.items())))
+        print(f"{pair[0] + ' v ' + pair[1]:<24} {f'{w}-{d}-{lo}':>11} {colours[0]:>10} {colours[1]:>10} "
+              f"{decided:>13.1%} {avg:>10.1f}  " + ", ".join(f"{k} {v}" for k, v in sorted(endings.items())))
+    forfeits = [r for r in results if r.reason]
+    if forfeits:
+        print(f"\nforfeits ({len(forfeits)}):")
+        for r in sorted(forfeits, key=lambda r: (r.pairing, r.index))[:20]:
+            print(f"  {r.pairing[0]} v {r.pairing[1]} game {r.index}: {r.reason}")
     print()
-    print(f"{'player':<8} {'moves':>8} {'median s':>9} {'p95 s':>8} {'max s':>8}")
+    print(f"{'player':<16} {'moves':>8} {'median s':>9} {'p95 s':>8} {'max s':>8}")
     times: dict[str, list[float]] = defaultdict(list)
     for r in results:
         for who, ts in r.times.items():
             times[who].extend(ts)
-    for who in ("random", *LEVELS):
+    for who in ("random", *LEVELS, *bots):
         ts = times.get(who)
         if ts:
-            print(f"{who:<8} {len(ts):>8} {statistics.median(ts):>9.4f} {percentile(ts, 0.95):>8.4f} "
+            print(f"{who:<16} {len(ts):>8} {statistics.median(ts):>9.4f} {percentile(ts, 0.95):>8.4f} "
                   f"{max(ts):>8.3f}")
+    if bots:
+        return
     print()
     checks = []
     for level in ("medium", "hard"):

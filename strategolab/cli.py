@@ -4,6 +4,7 @@
     strategolab convert PATH... -o OUT     the kit's notation (.sgn) <-> Gravon XML (.xml, .zip)
     strategolab info PATH...               a table of games, variants, results, terminations, lengths
     strategolab selfplay -o OUT            computer games written as records
+    strategolab ucc-bot --level L          a computer level as a UCC 2012 competition bot (stdin/stdout)
 
 Inputs are files in the kit's notation (``.sgn``), Gravon XML files (``.xml``), Gravon monthly zips (``.zip``)
 and folders of them.  Gravon archives are cut into parts of a few hundred games that worker processes
@@ -410,7 +411,7 @@ def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
-    from strategolab.players import make_player, selfplay
+    from strategolab.players import make_player, play_series
 
     out = Path(args.output)
     if out.suffix.lower() != ".sgn":
@@ -422,25 +423,44 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     progress = Progress(args.games, not args.no_progress)
-    unfinished = 0
+    unfinished = written = 0
     try:
         with atomic_output(out) as f:
-            for i, state in enumerate(selfplay(red, blue, rs, args.games, args.seed,
-                                               alternate=args.alternate, max_plies=args.max_plies)):
-                players = (red, blue) if not (args.alternate and i % 2) else (blue, red)
-                headers = {"Event": "self-play", "Round": str(i + 1), "Red": players[0].name,
-                           "Blue": players[1].name}
-                outcome = state.outcome()
-                if outcome is not None:
-                    headers.update(Result=outcome.result(), Termination=outcome.termination.value)
-                unfinished += outcome is None
-                f.write(("\n" if i else "") + write_game(Game.from_state(state, headers)))
-                progress.update(Item(str(out), state.ruleset.name))
+            for i, (a, b, result) in enumerate(play_series(red, blue, rs, args.games, args.seed,
+                                                           alternate=args.alternate, max_plies=args.max_plies)):
+                game = result.record({"Event": "self-play", "Round": str(i + 1), "Red": a.name, "Blue": b.name})
+                unfinished += result.outcome is None
+                if result.reason:  # an external program failed: say so, the series goes on
+                    print(f"game {i + 1}: {result.reason}", file=sys.stderr)
+                if game is not None:
+                    f.write(("\n" if written else "") + write_game(game))
+                    written += 1
+                progress.update(Item(str(out), rs.name))
     finally:
         progress.close()
-    print(f"wrote {args.games} game{'s' if args.games != 1 else ''} to {out}"
-          + (f"; {unfinished} stopped unfinished at --max-plies {args.max_plies}" if unfinished else ""))
+        for player in (red, blue):
+            getattr(player, "close", lambda: None)()
+    print(f"wrote {written} game{'s' if written != 1 else ''} to {out}"
+          + (f"; {unfinished} stopped unfinished at --max-plies {args.max_plies}" if unfinished else "")
+          + (f"; {args.games - written} forfeited at the setup (not written)" if written < args.games else ""))
     return OK
+
+
+def cmd_ucc_bot(args: argparse.Namespace) -> int:
+    from strategolab.players import make_player
+    from strategolab.ucc import UccError, serve
+
+    try:
+        player = make_player(args.level, args.seed)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    try:
+        return serve(player, sys.stdin, sys.stdout, args.seed)
+    except UccError as e:
+        print(f"strategolab ucc-bot: {e}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # the manager went away mid-game
+        return 1
 
 
 # -- the parser ------------------------------------------------------------------------------------------------
@@ -528,13 +548,18 @@ def build_parser() -> argparse.ArgumentParser:
         "selfplay", formatter_class=raw, help="let computer players play and write the games as records",
         description="Play games between two computer players (strategolab.players) and write them to a .sgn "
                     "file, each with its result and termination. Games are reproducible from --seed.",
-        epilog="players: random, easy, medium, hard\n\nexit codes:\n  0  the games were written\n"
+        epilog=f"players: random, {', '.join(_levels())}, or ucc:COMMAND, an external program that speaks the\n"
+               "  UCC 2012 competition protocol (docs/engines.md); it loses a game it cannot finish (a crash, no\n"
+               "  answer within 2 s, an illegal move) and the reason is the comment after the last move\n\n"
+               "examples:\n  strategolab selfplay -o hard.sgn --red hard --blue medium -n 10 --alternate\n"
+               "  strategolab selfplay -o bot.sgn --ruleset ucc --red ucc:\"/tmp/bots/peternlewis\" --blue hard\n\n"
+               "exit codes:\n  0  the games were written\n"
                "  2  the command line was wrong, or the output path cannot be used")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="the .sgn file to write")
     p.add_argument("-n", "--games", type=_positive, default=1, metavar="N", help="how many games (default 1)")
     p.add_argument("--ruleset", default="classic", help="rule set name (default classic)")
-    p.add_argument("--red", default="random", help="the Red player (default random)")
-    p.add_argument("--blue", default="random", help="the Blue player (default random)")
+    p.add_argument("--red", default="random", help="the Red player: a player name or ucc:COMMAND (default random)")
+    p.add_argument("--blue", default="random", help="the Blue player: a player name or ucc:COMMAND (default random)")
     p.add_argument("--seed", type=int, default=0, help="seed of the series (default 0)")
     p.add_argument("--alternate", action="store_true", help="swap colours every other game")
     p.add_argument("--max-plies", type=_positive, default=5000, metavar="N",
@@ -542,7 +567,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-f", "--force", action="store_true", help="replace OUT if it exists")
     _common(p, jobs=False)
     p.set_defaults(run=cmd_selfplay)
+
+    p = sub.add_parser(
+        "ucc-bot", formatter_class=raw, help="serve a computer player as a UCC 2012 competition bot",
+        description="Play one game as a bot of the UCC 2012 Stratego competition (the protocol of its manager, "
+                    "braathwaate/strategoevaluator): read the manager's lines on stdin, answer on stdout. The "
+                    "player sees the manager's rules (rule set ucc: no two-square, chasing or quiet-move rule) "
+                    "and its moves also keep classic's two-square and chasing rules. The manager runs a program "
+                    "without arguments: wrap the command in a script (see docs/engines.md).",
+        epilog=f"levels: random, {', '.join(_levels())}\n\nexample script for the manager:\n"
+               "  #!/bin/sh\n  exec strategolab ucc-bot --level hard\n\n"
+               "exit codes:\n  0  the game ended (QUIT) or the manager closed the pipe\n"
+               "  1  the manager's lines contradict the game so far (the reason is on stderr)\n"
+               "  2  the command line was wrong")
+    p.add_argument("--level", default="hard", help="the player: random or a computer level (default hard)")
+    p.add_argument("--seed", type=int, default=0, help="seed of its setup and moves (default 0)")
+    p.set_defaults(run=cmd_ucc_bot)
     return parser
+
+
+def _levels() -> list[str]:
+    """The computer levels, as the ai module names them."""
+    from strategolab.ai import LEVELS
+
+    return list(LEVELS)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -229,9 +229,12 @@ class PlayController(Messages):
     """
 
     def __init__(self, ruleset: str | Ruleset = "classic", level: str = "easy", *, human: int = RED,
-                 first: str = "you", seed: int = 0) -> None:
+                 first: str = "you", seed: int = 0, opponent: Callable[[], Player] | None = None) -> None:
         self.show_beliefs = False
         self.pending: Pending | None = None
+        self._make_opponent = opponent
+        self.opponent: Player | None = None
+        self.forfeit: tuple[Outcome, str] | None = None  # the opponent lost by failing, and why
         self._configure(get_ruleset(ruleset), level, human, first, seed)
 
     # -- settings and deployment -----------------------------------------------------------------------
@@ -243,7 +246,9 @@ class PlayController(Messages):
             raise ValueError(f"human must be RED (0) or BLUE (1), not {human!r}")
         if first not in FIRST:
             raise ValueError(f"first={first!r}: expected 'you' or 'computer'")
-        self.opponent: Player = make_player(level, seed)
+        self._end_opponent(None)
+        self.opponent = self._make_opponent() if self._make_opponent is not None else make_player(level, seed)
+        self.forfeit = None
         self.ruleset = ruleset
         self.level = level
         self.human = human
@@ -274,6 +279,24 @@ class PlayController(Messages):
             self.setup = keep
         else:
             self._configure(rs, level or self.level, side, first or self.first, self.seed)
+
+    def use_opponent(self, opponent: Callable[[], Player] | None) -> None:
+        """Play against the players ``opponent()`` makes (an external program: ``lambda: UccEngine(command)``)
+        from the next match on, or against the computer level again with ``None``; only while deploying."""
+        self._need(SETUP)
+        if opponent is not None:
+            opponent()  # a bad command fails here, before anything changes
+        self._make_opponent = opponent
+        self._configure(self.ruleset, self.level, self.human, self.first, self.seed)
+        if opponent is not None:
+            self.say(f"Your opponent is {self.opponent.name}. Deploy, then begin the match.")  # type: ignore[union-attr]
+
+    def _end_opponent(self, outcome: Outcome | None) -> None:
+        """Tell an opponent that keeps a game (an external program) that it is over."""
+        from strategolab.players import call_hook
+
+        if self.opponent is not None:
+            call_hook(self.opponent, "end_game", outcome)
 
     def _rows(self) -> str:
         rows = sorted(self.ruleset.setup_rows[self.human])
@@ -318,7 +341,14 @@ class PlayController(Messages):
         """Start the match: the computer deploys (from its own generator), then whoever moves first moves."""
         self._need(SETUP)
         self.setup.validate()
-        theirs = self.opponent.choose_setup(self.ruleset, random.Random(f"strategolab-play/{self.seed}/computer"))
+        from strategolab.players import Forfeit, call_hook
+
+        assert self.opponent is not None
+        try:
+            call_hook(self.opponent, "start_game", self.computer, "you")
+            theirs = self.opponent.choose_setup(self.ruleset, random.Random(f"strategolab-play/{self.seed}/computer"))
+        except Forfeit as e:
+            raise StrategolabError(f"{self.opponent.name} could not deploy: {e.reason}") from None
         if theirs.ruleset != self.ruleset or not theirs.is_valid():
             raise ValueError(f"the computer chose an invalid setup: {'; '.join(theirs.problems())}")
         red, blue = (self.setup, theirs) if self.human == RED else (theirs, self.setup)
@@ -340,6 +370,8 @@ class PlayController(Messages):
     @property
     def outcome(self) -> Outcome | None:
         """How the match ended (``None`` before the end)."""
+        if self.forfeit is not None:
+            return self.forfeit[0]
         return self.state.outcome() if self.state is not None else None
 
     @property
@@ -445,6 +477,7 @@ class PlayController(Messages):
         outcome = state.outcome()
         if outcome is not None:
             self.phase = OVER
+            self._end_opponent(outcome)
             self.say(f"Game over: {self.result_text()}. Every piece is revealed.")
         else:
             self.say(f"{entry.text}. " + ("The computer is thinking…" if player == self.human else "Your move."))
@@ -468,9 +501,17 @@ class PlayController(Messages):
         """Let the computer move (given only its own view); ``None`` when it is not its turn."""
         if not self.computer_to_move:
             return None
+        from strategolab.players import Forfeit
+
         state = self.state
-        assert state is not None
-        move = self.opponent.choose_move(state.view(self.computer))
+        assert state is not None and self.opponent is not None
+        try:
+            move = self.opponent.choose_move(state.view(self.computer))
+        except Forfeit as e:  # an external program crashed, hung or moved illegally: it loses
+            self.forfeit = (Outcome(e.termination, self.human), f"{self.opponent.name} forfeits: {e.reason}")
+            self.phase = OVER
+            self.say(f"Game over: {self.result_text()}: {self.forfeit[1]}. Every piece is revealed.")
+            return None
         reason = state.illegal_reason(move)
         if reason:
             raise StrategolabError(f"the computer proposed an illegal move {move}: {reason}")
@@ -590,11 +631,14 @@ class PlayController(Messages):
             "Human": PLAYER_NAMES[self.human],
             "Seed": str(self.seed),
         }
-        outcome = state.outcome()
+        outcome = self.outcome
         if outcome is not None:
             headers["Result"] = outcome.result()
             headers["Termination"] = outcome.termination.value
-        return Game.from_state(state, headers)
+        game = Game.from_state(state, headers)
+        if self.forfeit is not None:
+            game.end().comment = self.forfeit[1]
+        return game
 
     def export(self) -> str:
         """The match in the kit's notation (for the replay notebook)."""

@@ -386,10 +386,19 @@ GRAVON_CLASSICFREE = GRAVON_CLASSIC.replace(
     description="Gravon's Classic Free: any pieces of the classic army placed anywhere, rules as gravon-classic; "
                 "games start from a position, not from two setups.")
 
+# The rules of the UCC 2012 Stratego competition's manager (braathwaate/strategoevaluator, manager_manual.txt):
+# the classic board, army and battles, Red moves first, and nothing else: no two-square rule, no chasing rule,
+# no quiet-move draw (the manager only stops a game as a draw after 5000 turns of both sides).  The kit plays
+# external bots by it (strategolab.engines) and its own ``ucc-bot`` keeps the game it is told by it.
+UCC = CLASSIC.replace(
+    name="ucc", two_square_limit=None, chase_rule=None, draw_limit=None,
+    description="The UCC 2012 competition manager's rules: classic pieces and battles, Red first, no two-square, "
+                "chasing or quiet-move rule.")
+
 # Rule sets that records may name beside RULESETS (get_ruleset and the notation's [Ruleset] header find
 # them) but that are not offered as variants to play: the Gravon ones, and any a program registers.
 EXTRA_RULESETS: dict[str, Ruleset] = {
-    r.name: r for r in (GRAVON_CLASSIC, GRAVON_BARRAGE, GRAVON_DUELL, GRAVON_CLASSICFREE)}
+    r.name: r for r in (GRAVON_CLASSIC, GRAVON_BARRAGE, GRAVON_DUELL, GRAVON_CLASSICFREE, UCC)}
 
 
 def register_ruleset(ruleset: Ruleset) -> Ruleset:

@@ -119,6 +119,7 @@ class Termination(enum.Enum):
     RESIGNATION = "resignation"
     AGREED_DRAW = "agreed draw"
     TIME_FORFEIT = "time forfeit"
+    ILLEGAL_MOVE = "illegal move"  # an external program's answer the rules or its protocol refuse
     ABANDONED = "abandoned"
 
 

@@ -329,6 +329,12 @@ class PlayWidget(w.VBox):
         self.setup_choice.observe(self._setup_chosen, "value")
         self.begin.on_click(lambda _: self._begin())
         self.setup_row = w.HBox([self.shuffle, self.setup_choice, self.begin])
+        self.bot = w.Text(placeholder="a UCC 2012 bot's command (empty: the computer)", description="External bot",
+                          style={"description_width": "initial"})
+        self.use_bot = w.Button(description="Play this bot")
+        self.bot.add_class("sl-bot")
+        self.use_bot.add_class("sl-use-bot")
+        self.use_bot.on_click(lambda _: self._act(self._choose_bot))
         self.setup_row.add_class("sl-setup-row")
 
         self.board = BoardView(self._square)
@@ -371,7 +377,8 @@ class PlayWidget(w.VBox):
 
         self.children = [
             *head(), _html("sl-title", "Play against the computer"),
-            w.HBox([self.ruleset, self.level, self.side, self.first]), self.setup_row, self.confirm_row,
+            w.HBox([self.ruleset, self.level, self.side, self.first]), w.HBox([self.bot, self.use_bot]),
+            self.setup_row, self.confirm_row,
             w.HBox([self.board, panel]), files, self.record,
         ]
         _show(self.record, False)
@@ -393,6 +400,13 @@ class PlayWidget(w.VBox):
             return
         self._act(lambda: c.configure(ruleset=self.ruleset.value, level=self.level.value, human=self.side.value,
                                       first=self.first.value))
+
+    def _choose_bot(self) -> None:
+        """Play against the external program in the text field (the computer level when it is empty)."""
+        from strategolab.engines import UccEngine
+
+        command = self.bot.value.strip()
+        self.controller.use_opponent((lambda: UccEngine(command)) if command else None)
 
     def _setup_chosen(self, change: dict) -> None:
         if change["new"] and not self._refreshing:
@@ -453,6 +467,7 @@ class PlayWidget(w.VBox):
                               (self.first, c.first)):
                 dd.value = value
                 dd.disabled = not setup
+            self.bot.disabled = self.use_bot.disabled = not setup
             _show(self.setup_row, setup)
             if setup:
                 names = [("Ready-made setup…", ""), *((n, n) for n in c.setup_names())]
