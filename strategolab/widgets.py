@@ -99,6 +99,85 @@ CSS = f"""<style>
 </style>"""
 
 
+# -- keyboard ------------------------------------------------------------------------------------------------
+
+GUARD_CLASS = "sl-keys"
+# JupyterLab (Lumino's CommandRegistry) looks for a shortcut's selector from the focused element upwards and
+# stops at an element carrying ``data-lm-suppress-shortcuts``: the notebook's command-mode keys (``d d``,
+# ``a``, ``b``, ``m``, ``z``, the arrows) all match on the focused element itself, so the attribute goes on
+# every element that takes focus inside a guarded widget, the moment it takes focus.  The same script gives
+# a board (``.sl-board``) one stop in the Tab order and a cursor: arrow keys move it square by square (lakes
+# and empty squares too), Enter/Space press the square, Escape presses the selected square (which cancels).
+# It is installed once per page by a trusted HTML output (JupyterLab and Voilà run its script), so it needs
+# no front-end extension.
+KEYS_JS = """
+(() => {
+  if (window.strategolabKeys) return;
+  window.strategolabKeys = true;
+  const ATTR = 'data-lm-suppress-shortcuts';
+  const MOVES = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
+  const squaresOf = board => [...board.querySelectorAll(':scope > .sl-square')];
+  const columnsOf = board => Number((board.className.match(/sl-cols-(\\d+)/) || [0, 10])[1]);
+  function cursor(board, square) {
+    for (const s of squaresOf(board)) s.tabIndex = s === square ? 0 : -1;
+    square.setAttribute('aria-label', square.title);
+  }
+  document.addEventListener('focusin', event => {
+    const el = event.target;
+    if (!(el instanceof Element) || !el.closest('.sl-keys')) return;
+    el.setAttribute(ATTR, 'true');
+    const board = el.classList.contains('sl-square') && el.parentElement;
+    if (board && board.classList.contains('sl-board')) cursor(board, el);
+  }, true);
+  window.addEventListener('keydown', event => {
+    const el = event.target;
+    if (!(el instanceof Element) || !el.classList.contains('sl-square') || event.altKey || event.ctrlKey ||
+        event.metaKey) return;
+    const board = el.parentElement;
+    if (!board || !board.classList.contains('sl-board') || !board.closest('.sl-keys')) return;
+    const squares = squaresOf(board), cols = columnsOf(board), i = squares.indexOf(el);
+    const step = MOVES[event.key];
+    if (step) {
+      const col = i % cols + step[0], row = Math.floor(i / cols) + step[1];
+      const next = squares[row * cols + col];
+      if (col >= 0 && col < cols && row >= 0 && next) { cursor(board, next); next.focus(); }
+    } else if (event.key === 'Escape') {
+      const selected = board.querySelector(':scope > .sl-square.sl-selected');
+      if (selected) selected.click();
+    } else {
+      return;
+    }
+    event.preventDefault();
+    event.stopPropagation();
+  }, true);
+})();
+"""
+
+
+def guard_keys(*widgets: w.DOMWidget) -> None:
+    """Keep JupyterLab's shortcuts (``d d`` deletes a cell) out of these widgets and everything inside them.
+
+    The widgets get the class ``sl-keys``; the page needs :func:`keyboard_script` shown once (the apps here
+    show it in their head).
+    """
+    for widget in widgets:
+        widget.add_class(GUARD_CLASS)
+
+
+def keyboard_script() -> w.Output:
+    """An invisible output whose script installs the keyboard guard and the board cursor (once per page)."""
+    out = w.Output(layout=w.Layout(display="none"))
+    out.outputs = ({"output_type": "display_data", "metadata": {},
+                    "data": {"text/html": f"<script>{KEYS_JS}</script>", "text/plain": ""}},)
+    out.add_class("sl-keys-script")
+    return out
+
+
+def head() -> list[w.Widget]:
+    """What every app starts with: its stylesheet and the keyboard script."""
+    return [_html("sl-style", CSS), keyboard_script()]
+
+
 def _classes(cell: Cell) -> tuple[str, ...]:
     """The CSS classes of one square: its name, its contents, and the overlays on it."""
     out = ["sl-square", f"sl-square-{cell.name}"]
@@ -161,6 +240,8 @@ class BoardView(w.GridBox):
     def __init__(self, on_click: Callable[[Square], None]) -> None:
         super().__init__()
         self.add_class("sl-board")
+        guard_keys(self)
+        self._script = keyboard_script()  # a board works by keyboard in any app that shows it
         self._on_click = on_click
         self.buttons: dict[Square, w.Button] = {}
         self._shown: dict[Square, tuple[str, str, tuple[str, ...]]] = {}
@@ -181,15 +262,19 @@ class BoardView(w.GridBox):
                 b = buttons[cell.square]
                 with b.hold_sync():
                     b.description, b.tooltip, b._dom_classes = look
-                    b.disabled = cell.lake
                 shown[cell.square] = look
 
     def _build(self, width: int, height: int, flip: bool, columns: str) -> None:
-        """New buttons for a board of this size and orientation, in reading order (the Tab order)."""
+        """New buttons for a board of this size and orientation, in reading order.
+
+        The board is one stop in the Tab order (the square at the bottom left until the cursor moves); lakes
+        are buttons too, so the cursor can stand on them.
+        """
         rows = range(height) if flip else range(height - 1, -1, -1)
         cols = list(range(width - 1, -1, -1) if flip else range(width))
         for old in self.children:  # the widgets of the previous board leave the browser too
-            old.close()
+            if old is not self._script:
+                old.close()
         children: list[w.Widget] = []
         self.buttons, self._shown = {}, {}
         for r in rows:
@@ -197,12 +282,15 @@ class BoardView(w.GridBox):
             children.append(label)
             for c in cols:
                 sq = square(c, r)
-                b = w.Button(description="", layout=w.Layout(width=f"{SQUARE_PX}px", height=f"{SQUARE_PX}px"))
+                b = w.Button(description="", layout=w.Layout(width=f"{SQUARE_PX}px", height=f"{SQUARE_PX}px"),
+                             tabbable=r == rows[-1] and c == cols[0])
                 b.on_click(lambda _b, sq=sq: self._on_click(sq))
                 self.buttons[sq] = b
                 children.append(b)
         children.append(_html("sl-coord"))
         children += [_html("sl-coord", columns[c]) for c in cols]
+        children.append(self._script)
+        self._dom_classes = (*(c for c in self._dom_classes if not c.startswith("sl-cols-")), f"sl-cols-{width}")
         self.layout.grid_template_columns = f"22px repeat({width}, {SQUARE_PX}px)"
         self.layout.grid_template_rows = f"repeat({height}, {SQUARE_PX}px) 22px"
         self.children = children
@@ -218,6 +306,7 @@ class PlayWidget(w.VBox):
         super().__init__()
         self.add_class("sl-app")
         self.add_class("sl-play")
+        guard_keys(self)  # every control inside: the dropdowns, the file name, the buttons, the board
         self.controller = c = controller or PlayController()
         rulesets = list(PLAY_RULESETS) + ([c.ruleset.name] if c.ruleset.name not in PLAY_RULESETS else [])
         levels = list(LEVELS) + ([c.level] if c.level not in LEVELS else [])
@@ -280,7 +369,7 @@ class PlayWidget(w.VBox):
         self.record.add_class("sl-export-text")
 
         self.children = [
-            _html("sl-style", CSS), _html("sl-title", "Play against the computer"),
+            *head(), _html("sl-title", "Play against the computer"),
             w.HBox([self.ruleset, self.level, self.side, self.first]), self.setup_row, self.confirm_row,
             w.HBox([self.board, panel]), files, self.record,
         ]
@@ -602,4 +691,5 @@ class ReplayWidget(w.VBox):
             self.variations.children = buttons
 
 
-__all__ = ["CSS", "BoardView", "PlayWidget", "ReplayWidget"]
+__all__ = ["CSS", "GUARD_CLASS", "KEYS_JS", "BoardView", "PlayWidget", "ReplayWidget", "guard_keys", "head",
+           "keyboard_script"]

@@ -19,10 +19,10 @@ import ipywidgets as w
 from conftest import make
 
 import strategolab as sl
-from strategolab import BLUE, RED, parse_square
+from strategolab import BLUE, RED, parse_square, square_name
 from strategolab.controllers import OVER, PLAY, SETUP, PlayController, ReplayController
 from strategolab.players import make_player, play_game
-from strategolab.widgets import BoardView, PlayWidget, ReplayWidget
+from strategolab.widgets import GUARD_CLASS, KEYS_JS, BoardView, PlayWidget, ReplayWidget, guard_keys
 
 sq = parse_square
 
@@ -48,7 +48,10 @@ def test_the_board_is_a_grid_of_native_buttons_with_stable_classes() -> None:
     assert len(buttons) == 100 and all(isinstance(b, w.Button) for b in buttons.values())
     for name, button in ((n, buttons[sq(n)]) for n in ("A1", "C5", "J10")):
         assert {"sl-square", f"sl-square-{name}"} <= classes(button)
-    assert "sl-lake" in classes(buttons[sq("C5")]) and buttons[sq("C5")].disabled  # lakes are not in the Tab order
+    assert "sl-lake" in classes(buttons[sq("C5")])
+    # One stop in the Tab order (the bottom-left square); the cursor reaches every square, lakes too.
+    assert [n for n, b in ((square_name(s), b) for s, b in buttons.items()) if b.tabbable is not False] == ["A1"]
+    assert not any(b.disabled for b in buttons.values())
     assert not buttons[sq("E6")].disabled and "sl-empty" in classes(buttons[sq("E6")])
     assert "sl-zone-blue" in classes(buttons[sq("E8")])  # the computer's rows are empty while deploying
     # Red (the human) at the bottom: the grid lists row 10 first, and the first square after its label is A10
@@ -57,6 +60,18 @@ def test_the_board_is_a_grid_of_native_buttons_with_stable_classes() -> None:
                 "sl-new-game", "sl-save", "sl-restore", "sl-export", "sl-path", "sl-beliefs", "sl-log", "sl-status",
                 "sl-message", "sl-confirm-yes", "sl-confirm-no"):
         assert any(css in classes(x) for x in walk(pw)), css
+
+
+def test_every_control_is_kept_from_jupyterlab_shortcuts() -> None:
+    """The app and its board carry the guard class, and the page gets the script that applies it."""
+    pw = PlayWidget(PlayController("classic", seed=1))
+    assert GUARD_CLASS in classes(pw) and GUARD_CLASS in classes(pw.board)
+    scripts = [x for x in walk(pw) if isinstance(x, w.Output) and "sl-keys-script" in classes(x)]
+    assert scripts and all(x.outputs[0]["data"]["text/html"] == f"<script>{KEYS_JS}</script>" for x in scripts)
+    assert "data-lm-suppress-shortcuts" in KEYS_JS
+    box = w.HBox()
+    guard_keys(box)
+    assert GUARD_CLASS in classes(box)
 
 
 def walk(widget: w.Widget):  # -> Iterator[w.Widget]
