@@ -94,7 +94,10 @@ def test_deployment_by_clicks_and_ready_made_setups() -> None:
     assert "Shuffled" in pw.message.value
     name = pw.setup_choice.options[1][1]
     pw.setup_choice.value = name
-    assert name in pw.message.value and pw.setup_choice.value == ""
+    assert name in pw.message.value and pw.setup_choice.value == name  # the dropdown shows the setup in use
+    press(pw.board, "A1")
+    press(pw.board, "B2")
+    assert pw.setup_choice.value == ""  # changed by hand: no longer the ready-made one
     pw.ruleset.value = "pocket"
     assert c.ruleset == sl.POCKET and len(pw.board.buttons) == 36 and "sl-square-F6" in classes(
         pw.board.buttons[sq("F6")])
@@ -187,14 +190,19 @@ def test_export_beliefs_and_the_end() -> None:
     assert not pw.beliefs.disabled
     pw.beliefs.value = True
     own = [pw.board.buttons[s] for s in c.state.squares(RED)]
-    assert all("sl-belief" in classes(b) and "%" in b.description for b in own)
+    shown = [b for b in own if "sl-belief" in classes(b)]
+    assert shown and all("%" in b.description for b in shown)  # only where the computer has a real idea
     assert "the computer has (almost) found it" in pw.legend.value
     assert "sl-reasoning" not in pw.legend.value  # the computer has not moved yet: nothing to explain
     pw.board.buttons[c.movable()[0]].click()
     pw.board.buttons[c.targets[0]].click()
     assert len(c.log) == 2 and "sl-reasoning" in pw.legend.value
     last = c.log[-1].move
-    assert f"plays {last}" in pw.legend.value and c.reasoning().startswith("Blue (medium) plays")
+    assert f"The computer played {last}" in pw.legend.value and "At medium level" in c.reasoning()
+    assert "searched" not in c.reasoning() and "positions" not in c.reasoning()  # a learner's words
+    pw.export.click()  # during the match the computer's setup stays sealed
+    assert visible(pw.record) and "BlueSetup" not in pw.record.value and "[Sealed" in pw.record.value
+    assert "sealed" in pw.message.value
     pw.beliefs.value = False
     assert not any("sl-belief" in classes(b) for b in own) and "sl-reasoning" not in pw.legend.value
     rng = random.Random(1)
@@ -203,9 +211,14 @@ def test_export_beliefs_and_the_end() -> None:
         pw.board.buttons[rng.choice(c.targets)].click()
     assert c.phase == OVER and "Result:" in pw.log_view.value and "Game over" in pw.status.value
     assert not any("sl-unknown" in classes(b) for b in pw.board.buttons.values())  # all revealed
-    assert not visible(pw.record)
-    pw.export.click()
+    assert not visible(pw.record)  # the export of the running match went away with the next move
+    pw.export.click()  # after the end: the complete record, both setups in plain text
     assert visible(pw.record) and sl.read_game(pw.record.value).end().state() == c.state
+    assert "[BlueSetup" in pw.record.value and "Sealed" not in pw.record.value
+    assert visible(pw.replay_button) and not pw.replay_box.children
+    pw.replay_button.click()  # one click: the finished game in the replay widget
+    (replay,) = pw.replay_box.children
+    assert isinstance(replay, ReplayWidget) and replay.controller.game.end().state() == c.state
 
 
 def test_a_refresh_sends_only_what_changed(monkeypatch: pytest.MonkeyPatch) -> None:
