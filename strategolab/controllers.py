@@ -276,7 +276,7 @@ def explain(why: Reasoning, subject: str, flag: str = "your Flag") -> str:
             judged = "about as good" if gap < 1 else "a little worse" if gap < 5 else "clearly worse"
             words.append(f"{c.move} ({judged}" + (f"; it {c.note}" if c.note else "") + ")")
         lines.append("Other moves it weighed: " + ", ".join(words) + ".")
-    if why.flag_guesses:
+    if why.flag_guesses and why.flag_guesses[0][1] >= 0.1:  # a real idea of where the Flag is
         lines.append(f"It looks for {flag} on " + ", ".join(
             f"{square_name(sq)} ({p:.0%})" for sq, p in why.flag_guesses[:3]) + ".")
     return "\n".join(lines)

@@ -87,7 +87,8 @@ CSS = f"""<style>
 .sl-board {{ width: max-content; gap: 0; padding: 2px; }}
 .sl-board .sl-coord {{ display: flex; align-items: center; justify-content: center; margin: 0; width: 100%;
   height: 100%; font-size: 12px; font-weight: 600; color: {_TEXT}; }}
-.sl-board .sl-coord .widget-html-content {{ height: auto; line-height: 1; text-align: center; }}
+.sl-board .sl-coord .widget-html-content {{ height: auto; line-height: 1; text-align: center;
+  align-self: center; }}
 .sl-board .jupyter-button.sl-square {{ width: {SQUARE_PX}px; height: {SQUARE_PX}px; margin: 0; padding: 0;
   border: 1px solid {GRID}; border-radius: 0; background-color: {LAND}; color: {INK}; font-size: 15px;
   font-weight: 700; line-height: 1.1; white-space: pre-line; position: relative; box-shadow: none;
@@ -479,7 +480,8 @@ class PlayWidget(w.VBox):
                         self.trays, _html("sl-log-title", "<b>Moves and battles</b> (newest first)"), self.log_view,
                         files], layout=w.Layout(width="450px"))
         panel.add_class("sl-panel")
-        self.children = [*head(), w.HBox([w.VBox([self.board, self.ranks]), panel]), self.record, self.replay_box]
+        board = w.VBox([self.board, self.ranks], layout=w.Layout(min_width="510px"))
+        self.children = [*head(), w.HBox([board, panel]), self.record, self.replay_box]
         _show(self.record, False)
         self.refresh()
 

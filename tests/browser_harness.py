@@ -161,14 +161,16 @@ class Server:
 
 
 class Lab(Server):
-    """JupyterLab serving copies of ``notebooks`` (names in ``notebooks/``)."""
+    """JupyterLab serving copies of ``notebooks`` (names in ``notebooks/``), in the light or dark ``theme``."""
 
     name = "jupyterlab"
     ready_path = "/api/status"
 
-    def __init__(self, scratch: Path, notebooks: Iterable[str] = ("play.ipynb", "replay.ipynb")) -> None:
+    def __init__(self, scratch: Path, notebooks: Iterable[str] = ("play.ipynb", "replay.ipynb"),
+                 theme: str = "JupyterLab Light") -> None:
         env = private_env(scratch)
-        for setting, value in SETTINGS.items():
+        settings = {**SETTINGS, "@jupyterlab/apputils-extension/themes.jupyterlab-settings": {"theme": theme}}
+        for setting, value in settings.items():
             target = Path(env["JUPYTER_CONFIG_DIR"]) / "lab" / "user-settings" / setting
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(value))
