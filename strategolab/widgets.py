@@ -362,7 +362,7 @@ def default_save_path() -> Path:
     """Where the play widget saves: ``my-match.sgn``; served by Voilà (every visitor has a kernel of their
     own), a file per visitor in :data:`VISITORS`, so no visitor's save overwrites another's."""
     kernel = os.environ.get("VOILA_KERNEL_ID", "")
-    return Path(VISITORS) / f"match-{kernel[:12]}.sgn" if kernel else Path("my-match.sgn")
+    return Path(VISITORS) / f"match-{kernel.replace('-', '')[:12]}.sgn" if kernel else Path("my-match.sgn")
 
 
 def _tile(kind: PieceType, owner: int, rs: Ruleset) -> str:
@@ -410,7 +410,7 @@ class PlayWidget(w.VBox):
         self.settings.add_class("sl-settings")
         self.shuffle = _button("Shuffle", "sl-shuffle", tooltip="Deploy your pieces at random")
         self.setup_choice = w.Dropdown(options=[], description="Ready-made", style={"description_width": "initial"},
-                                       layout=w.Layout(width="200px"))
+                                       layout=w.Layout(width="250px"))
         self.setup_choice.add_class("sl-setup-choice")
         self.begin = _button("Begin the match", "sl-begin", style="success")
         self.shuffle.on_click(lambda _: self._act(c.shuffle))
