@@ -180,9 +180,25 @@ KEYS_JS = """
   const MOVES = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
   const squaresOf = board => [...board.querySelectorAll(':scope > .sl-square')];
   const columnsOf = board => Number((board.className.match(/sl-cols-(\\d+)/) || [0, 10])[1]);
+  function rove(board) {  // exactly one square, the cursor, in the Tab order
+    for (const s of squaresOf(board)) {
+      const index = s === board.slCursor ? 0 : -1;
+      if (s.tabIndex !== index) s.tabIndex = index;
+    }
+  }
   function cursor(board, square) {
-    for (const s of squaresOf(board)) s.tabIndex = s === square ? 0 : -1;
-    square.setAttribute('aria-label', square.title);
+    board.slCursor = square;
+    rove(board);
+    if (!board.slWatched) {
+      // A screen reader hears a square's name and what stands on it (its tooltip), kept up to date; a
+      // redrawn square gets its tabindex back from ipywidgets, so the cursor's is put back.
+      for (const s of squaresOf(board)) s.setAttribute('aria-label', s.title);
+      board.slWatched = new MutationObserver(records => {
+        for (const r of records) if (r.attributeName === 'title') r.target.setAttribute('aria-label', r.target.title);
+        if (board.slCursor.isConnected) rove(board);
+      });
+      board.slWatched.observe(board, {subtree: true, attributes: true, attributeFilter: ['tabindex', 'title']});
+    }
   }
   document.addEventListener('focusin', event => {
     const el = event.target;
@@ -301,6 +317,7 @@ class BoardView(w.GridBox):
         self._script = keyboard_script()  # a board works by keyboard in any app that shows it
         self._on_click = on_click
         self.buttons: dict[Square, w.Button] = {}
+        self.home: Square | None = None  # the square the cursor starts on: the bottom left
         self._shown: dict[Square, tuple[str, str, tuple[str, ...]]] = {}
         self._key: tuple | None = None
 
@@ -341,6 +358,8 @@ class BoardView(w.GridBox):
                 sq = square(c, r)
                 b = w.Button(description="", layout=w.Layout(width=f"{SQUARE_PX}px", height=f"{SQUARE_PX}px"),
                              tabbable=r == rows[-1] and c == cols[0])
+                if b.tabbable:
+                    self.home = sq
                 b.on_click(lambda _b, sq=sq: self._on_click(sq))
                 self.buttons[sq] = b
                 children.append(b)
@@ -513,6 +532,8 @@ class PlayWidget(w.VBox):
 
     def _begin(self) -> None:
         self._act(self.controller.begin)
+        if self.controller.phase != SETUP and self.board.home is not None:
+            self.board.buttons[self.board.home].focus()  # the Begin button is gone: the keyboard goes on on the board
 
     def _square(self, sq: Square) -> None:
         """A click on a square: the controller decides; after the human's move the computer answers."""
