@@ -321,8 +321,12 @@ class BoardView(w.GridBox):
         self._shown: dict[Square, tuple[str, str, tuple[str, ...]]] = {}
         self._key: tuple | None = None
 
-    def show(self, cells: Sequence[Cell], ruleset: Ruleset, flip: bool = False) -> None:
-        """Show ``cells`` (from a controller); ``flip`` puts row 1 at the top (Blue's seat)."""
+    def show(self, cells: Sequence[Cell], ruleset: Ruleset, flip: bool = False, keep: str = "") -> None:
+        """Show ``cells`` (from a controller); ``flip`` puts row 1 at the top (Blue's seat).
+
+        ``keep`` names a class that pieces still showing it keep (the play widget keeps ``sl-movable`` while
+        the computer thinks, so a move redraws two squares, not every piece that could move).
+        """
         geo = geometry(ruleset)
         key = (geo.width, geo.height, geo.lakes, flip)
         if key != self._key:
@@ -332,7 +336,10 @@ class BoardView(w.GridBox):
         for cell in cells:
             # A button keeps its old text when given an empty one, so an empty square shows a no-break space.
             look = (cell.text or "\u00a0", cell.hint, _classes(cell))
-            if shown.get(cell.square) != look:
+            old = shown.get(cell.square)
+            if keep and old is not None and keep in old[2] and cell.owner is not None and keep not in look[2]:
+                look = (*look[:2], (*look[2], keep))
+            if old != look:
                 b = buttons[cell.square]
                 with b.hold_sync():
                     b.description, b.tooltip, b._dom_classes = look
@@ -609,7 +616,8 @@ class PlayWidget(w.VBox):
             self.take_back.disabled = not c.can_take_back
             self.hint.disabled = self.resign.disabled = not c.human_to_move
             _show(self.replay_button, c.phase == OVER)
-            self.board.show(c.cells(), c.ruleset, flip=c.human == BLUE)
+            # While the computer thinks (it answers at once) your pieces keep their look: fewer squares to redraw.
+            self.board.show(c.cells(), c.ruleset, flip=c.human == BLUE, keep="sl-movable" * c.computer_to_move)
             self.status.value = f"<b>{html.escape(c.status())}</b>"
             self.message.value = _message(c.message, c.message_kind)
             warning = c.warning
