@@ -326,3 +326,30 @@ def test_replay_opens_files_and_reports_failures(game: sl.Game, tmp_path: Path) 
     rw.path.value = str(tmp_path / "notes.txt")
     rw.open_button.click()
     assert "Could not open" in rw.message.value and c.index == 1  # the open record stays
+
+
+def test_take_back_hint_resign_and_trays_in_the_widget() -> None:
+    c = PlayController("classic", "easy", seed=21)
+    pw = PlayWidget(c)
+    assert not visible(pw.actions) and visible(pw.settings)
+    pw.begin.click()
+    assert visible(pw.actions) and not visible(pw.settings) and pw.take_back.disabled and not pw.hint.disabled
+    assert "You lost:</b> nothing yet" in pw.trays.value and "Marshal" in pw.ranks.value
+    assert pw.ranks.value.count("<svg") == 2  # Bomb and Flag drawn as symbols, not letters
+    flag = next(b for b in pw.board.buttons.values() if "sl-icon-flag" in classes(b))
+    assert flag.description == "F"  # the letter sits small in a corner, as the drawer puts it
+    pw.hint.click()
+    assert c.hinted is not None and "Hint:" in pw.message.value and "In your place" in pw.legend.value
+    assert {s for s, b in pw.board.buttons.items() if "sl-hint" in classes(b)} == set(c.hinted.move)
+    before, move = c.state.copy(), c.hinted.move
+    pw.board.buttons[move.from_square].click()  # the hint goes away with the next click
+    assert c.hinted is None and not any("sl-hint" in classes(b) for b in pw.board.buttons.values())
+    pw.board.buttons[move.to_square].click()
+    assert len(c.log) == 2 and not pw.take_back.disabled
+    pw.take_back.click()
+    assert c.state == before and "Took back" in pw.message.value and pw.take_back.disabled
+    pw.resign.click()
+    assert visible(pw.confirm_row) and "Resign" in pw.question.value and c.phase == PLAY
+    pw.yes.click()
+    assert c.phase == OVER and "you resigned" in pw.status.value and visible(pw.replay_button)
+    assert not visible(pw.beliefs) and pw.hint.disabled and pw.resign.disabled
