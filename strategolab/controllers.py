@@ -627,7 +627,7 @@ class PlayController(Messages):
         reason = explain(why, "In your place the computer", "the computer's Flag") if why is not None else ""
         self.hinted = Hint(move, reason)
         self.selected, self.targets = None, []
-        self.say(f"Hint: {move} (the squares are marked on the board). {reason.partition(chr(10))[0]}")
+        self.say(f"Hint: in your place the computer would play {move} (marked on the board); why is said below.")
         return self.hinted
 
     def captured(self) -> dict[int, list[str]]:

@@ -129,6 +129,7 @@ CSS = f"""<style>
 .sl-board .jupyter-button.sl-square:focus-visible, .sl-board .jupyter-button.sl-square.sl-selected:focus-visible
   {{ {_FOCUS} }}
 .sl-app .sl-panel {{ padding-left: 10px; gap: 2px; }}
+.sl-app .sl-panel .jupyter-button {{ flex: 0 0 auto; }}
 .sl-app .sl-panel .widget-html, .sl-app .sl-panel .widget-html-content {{ margin-top: 0; margin-bottom: 0; }}
 .sl-app .sl-message .widget-html-content, .sl-app .sl-status .widget-html-content {{ line-height: 1.3;
   height: auto; min-height: 20px; }}
@@ -429,14 +430,15 @@ class PlayWidget(w.VBox):
         for widget, css in ((self.ruleset, "sl-ruleset"), (self.level, "sl-level"), (self.side, "sl-side"),
                             (self.first, "sl-first")):
             widget.add_class(css)
-            widget.layout.width = "212px"
+            widget.layout.width = "204px"
+            widget.style.description_width = "72px"
             widget.observe(self._settings_changed, "value")
         self.settings = w.GridBox([self.ruleset, self.level, self.side, self.first],
-                                  layout=w.Layout(grid_template_columns="repeat(2, 216px)"))
+                                  layout=w.Layout(grid_template_columns="repeat(2, 208px)"))
         self.settings.add_class("sl-settings")
         self.shuffle = _button("Shuffle", "sl-shuffle", tooltip="Deploy your pieces at random")
-        self.setup_choice = w.Dropdown(options=[], description="Ready-made", style={"description_width": "initial"},
-                                       layout=w.Layout(width="250px"))
+        self.setup_choice = w.Dropdown(options=[], description="Setup", style={"description_width": "initial"},
+                                       tooltip="A ready-made setup", layout=w.Layout(width="196px"))
         self.setup_choice.add_class("sl-setup-choice")
         self.begin = _button("Begin the match", "sl-begin", style="success")
         self.shuffle.on_click(lambda _: self._act(c.shuffle))
@@ -477,7 +479,7 @@ class PlayWidget(w.VBox):
         self.log_view = _html("sl-log")
         self.log_view.layout.height = "190px"
 
-        self.path = w.Text(value=str(save_path), description="File", layout=w.Layout(width="196px"),
+        self.path = w.Text(value=str(save_path), description="File", layout=w.Layout(width="190px"),
                            style={"description_width": "32px"})
         self.path.add_class("sl-path")
         self.save = _button("Save", "sl-save", tooltip="Write the match to the file (atomically)")
@@ -504,7 +506,7 @@ class PlayWidget(w.VBox):
         panel = w.VBox([_html("sl-title", "Play against the computer"), self.status, self.message, self.warning,
                         self.settings, self.setup_row, self.actions, self.confirm_row, self.beliefs, self.legend,
                         self.trays, _html("sl-log-title", "<b>Moves and battles</b> (newest first)"), self.log_view,
-                        files], layout=w.Layout(width="450px"))
+                        files], layout=w.Layout(width="420px", min_width="420px"))
         panel.add_class("sl-panel")
         board = w.VBox([self.board, self.ranks], layout=w.Layout(min_width="510px"))
         self.children = [*head(), w.HBox([board, panel]), self.record, self.replay_box]
@@ -616,6 +618,8 @@ class PlayWidget(w.VBox):
             self.take_back.disabled = not c.can_take_back
             self.hint.disabled = self.resign.disabled = not c.human_to_move
             _show(self.replay_button, c.phase == OVER)
+            for button in (self.take_back, self.hint, self.resign):  # after the end: New game and Replay
+                _show(button, playing)
             # While the computer thinks (it answers at once) your pieces keep their look: fewer squares to redraw.
             self.board.show(c.cells(), c.ruleset, flip=c.human == BLUE, keep="sl-movable" * c.computer_to_move)
             self.status.value = f"<b>{html.escape(c.status())}</b>"
