@@ -38,6 +38,8 @@ def play_a_move(pg: Page, lab: Lab) -> None:
     pg.click(".sl-play .sl-begin")
     movable = pg.locator(".sl-play .sl-square.sl-movable").first
     movable.wait_for()
+    # Begin hands the keyboard focus to the board's cursor (bottom left); wait for it before moving it.
+    pg.wait_for_function("() => document.activeElement.classList.contains('sl-square-A1')")
     # Keyboard: the squares are native buttons, so Enter and Space press them.
     movable.focus()
     pg.keyboard.press("Enter")
