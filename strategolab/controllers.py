@@ -16,10 +16,14 @@ imports ipywidgets or matplotlib: :mod:`strategolab.widgets` is a thin view over
 
 from __future__ import annotations
 
+import base64
 import datetime
+import errno
+import json
 import os
 import random
 import re
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,16 +32,19 @@ from typing import TYPE_CHECKING
 from strategolab.archive import GRAVON_RULESETS, REPLAYABLE, initial_state, replay
 from strategolab.board import STRIDE, Square, geometry, square_name
 from strategolab.errors import StrategolabError
-from strategolab.files import same_file, user_folder
+from strategolab.files import atomic_output, same_file, user_folder
 from strategolab.gravon import GravonGame, read_gravon
 from strategolab.notation import battle_text, read_game, read_games, write_game, write_games
 from strategolab.records import MARK_SYMBOLS, Game, GameNode, to_mark
-from strategolab.rules import BLUE, PLAYER_NAMES, RED, RULESETS, BattleResult, Ruleset, get_ruleset
+from strategolab.rules import BLUE, PLAYER_NAMES, RED, RULESETS, BattleResult, PieceType, Ruleset, get_ruleset
 from strategolab.setups import Setup
-from strategolab.state import Battle, Move, Outcome, Piece, Position, State, _square_number
+from strategolab.state import Battle, Move, Outcome, Piece, Position, State, Termination, _square_number
 
 if TYPE_CHECKING:
+    from strategolab.ai import Reasoning
     from strategolab.players import Player
+
+PlayerFactory = Callable[[str, int], "Player"]  # (level, seed) -> the computer opponent
 
 PLAY_RULESETS = ("classic", "pocket", "original-1961", "barrage")
 LEVELS = ("easy", "medium", "hard")  # the computer's levels offered to a player; "random" works too (tests)
@@ -57,6 +64,9 @@ REFUSED = "refused"
 IGNORED = "ignored"
 
 SAVE_SUFFIX = ".sgn"  # the kit's notation
+TAKEN_BACK = "taken back"  # the starting comment of a variation that records a take-back
+SEALED = "Sealed"  # the header that holds the computer's setup and the seed while a match is on
+BELIEF_SHOWN = 0.35  # the overlay shows the computer's guess about a piece when it is at least this sure
 
 
 def move_number(ply: int) -> str:
@@ -113,6 +123,8 @@ class Cell:
     belief: str = ""
     belief_level: int = 0
     hint: str = ""  # a sentence for a tooltip
+    hinted: bool = False  # a square of the move a hint suggests
+    icon: str = ""  # "flag" or "bomb" (Bombs and Mines) when the piece is drawn as a symbol, as the drawer does
 
     @property
     def text(self) -> str:
@@ -122,8 +134,8 @@ class Cell:
 
 def board_cells(pos: Position, viewer: int | None, *, selected: Square | None = None,
                 targets: Iterable[Square] = (), movable: Iterable[Square] = (), last_move: Move | None = None,
-                battle: Battle | None = None, beliefs: Mapping[Square, Mapping[str, float]] | None = None
-                ) -> list[Cell]:
+                battle: Battle | None = None, beliefs: Mapping[Square, Mapping[str, float]] | None = None,
+                hinted: Iterable[Square] = ()) -> list[Cell]:
     """Every square of ``pos`` (lakes included), row 1 first and column A first in each row.
 
     ``pos`` is what the viewer knows: a :class:`~strategolab.views.View`, or a state when everything is
@@ -136,6 +148,7 @@ def board_cells(pos: Position, viewer: int | None, *, selected: Square | None = 
     zones = {sq: p for p, squares in enumerate(geo.setup_squares) for sq in squares}
     targets = set(targets)
     movable = set(movable)
+    hinted = set(hinted)
     ends = set(last_move) if last_move is not None else set()
     out = []
     for row in range(geo.height):
@@ -168,19 +181,27 @@ def board_cells(pos: Position, viewer: int | None, *, selected: Square | None = 
                 revealed=owner is not None and pos.is_revealed(sq), selected=sq == selected,
                 target=sq in targets, movable=sq in movable, last=sq in ends,
                 battle=battle is not None and battle.square == sq and sq in ends, belief=belief,
-                belief_level=level, hint=hint))
+                belief_level=level, hint=hint, hinted=sq in hinted,
+                icon=piece_icon(piece.type) if piece is not None else ""))
     return out
+
+
+def piece_icon(kind: PieceType) -> str:
+    """The symbol a piece type is drawn with (as :mod:`strategolab.draw` draws it): "flag", "bomb" or ""."""
+    return "flag" if kind.is_flag else "" if kind.movable else "bomb"
 
 
 def _belief(probs: Mapping[str, float] | None, piece: Piece, rs: Ruleset, revealed: bool) -> tuple[str, int, str]:
     """The overlay of one of the human's pieces: top guess text, how near the truth, and a sentence."""
     if probs is None:
-        return ("known", 3, f"it knows this is a {piece.type.name}") if revealed else ("", 0, "nothing")
+        return ("✓", 3, f"it knows this is a {piece.type.name}") if revealed else ("", 0, "nothing")
     top, p = max(probs.items(), key=lambda kv: kv[1])
-    truth = probs.get(piece.type.name, 0.0)
-    level = 3 if truth >= 0.5 else 2 if truth >= 0.2 else 1
     ranked = sorted(probs.items(), key=lambda kv: -kv[1])[:3]
     words = ", ".join(f"{name} {q:.0%}" for name, q in ranked)
+    if p < BELIEF_SHOWN:  # no real idea (at easy level nearly every piece): nothing worth drawing
+        return "", 0, f"no real idea ({words})"
+    truth = probs.get(piece.type.name, 0.0)
+    level = 3 if truth >= 0.5 else 2 if truth >= 0.2 else 1
     return f"{rs.piece_type(top).label(rs.notation)} {p:.0%}", level, words
 
 
@@ -214,10 +235,52 @@ class LogEntry:
 class Pending:
     """An action waiting for the player's yes or no (a new game or a restore while a match runs)."""
 
-    action: str  # "new game" or "restore"
+    action: str  # "new game", "restore" or "resign"
     question: str
     path: str | None = None
     settings: Mapping[str, object] | None = None
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A move the computer suggests for the human, and its reason in words."""
+
+    move: Move
+    reason: str
+
+
+_LEVEL_WORDS = {
+    "easy": "At easy level it looks only at the battle a move starts, and often picks by chance among moves "
+            "that look alike.",
+    "medium": "At medium level it also checks whether the piece it moves could be taken right back, and it "
+              "imagines {worlds} ways the hidden pieces might stand.",
+    "hard": "At hard level it looks two moves ahead (a move and the best answer to it), and it imagines "
+            "{worlds} ways the hidden pieces might stand.",
+}
+
+
+def explain(why: Reasoning, subject: str, flag: str = "your Flag") -> str:
+    """A computer player's reasoning in a learner's words (``subject`` starts the first sentence, ``flag``
+    names the Flag it looks for)."""
+    best, *others = why.candidates or [None]
+    move = why.move
+    lines = [f"{subject} would play {move}" if subject.startswith("In your place") else f"{subject} played {move}"]
+    if best is not None and best.note:
+        lines[0] += f": it {best.note}"
+    lines[0] += "."
+    if why.level in _LEVEL_WORDS:
+        lines.append(_LEVEL_WORDS[why.level].format(worlds=why.worlds))
+    if others and best is not None:
+        words = []
+        for c in others[:3]:
+            gap = best.score - c.score
+            judged = "about as good" if gap < 1 else "a little worse" if gap < 5 else "clearly worse"
+            words.append(f"{c.move} ({judged}" + (f"; it {c.note}" if c.note else "") + ")")
+        lines.append("Other moves it weighed: " + ", ".join(words) + ".")
+    if why.flag_guesses and why.flag_guesses[0][1] >= 0.1:  # a real idea of where the Flag is
+        lines.append(f"It looks for {flag} on " + ", ".join(
+            f"{square_name(sq)} ({p:.0%})" for sq, p in why.flag_guesses[:3]) + ".")
+    return "\n".join(lines)
 
 
 class PlayController(Messages):
@@ -225,14 +288,20 @@ class PlayController(Messages):
 
     The human plays ``human`` (Red by default, the bottom of the board); ``first`` says who moves first
     (``"you"`` or ``"computer"``); ``level`` is the computer's level (:data:`LEVELS`, or ``"random"``).
-    The same ``seed`` gives the same deployment, computer setup and computer moves.
+    The same ``seed`` gives the same deployment, computer setup and computer moves.  ``opponent`` makes the
+    computer player from ``(level, seed)`` (default :func:`~strategolab.players.make_player`): any
+    :class:`~strategolab.players.Player` can be plugged in.
     """
 
     def __init__(self, ruleset: str | Ruleset = "classic", level: str = "easy", *, human: int = RED,
-                 first: str = "you", seed: int = 0, opponent: Callable[[], Player] | None = None) -> None:
+                 first: str = "you", seed: int = 0, opponent: PlayerFactory | None = None) -> None:
+        from strategolab.players import make_player
+
+        if opponent is not None and not callable(opponent):
+            raise TypeError(f"opponent makes the computer player from (level, seed); {opponent!r} is not callable")
         self.show_beliefs = False
         self.pending: Pending | None = None
-        self._make_opponent = opponent
+        self._factory: PlayerFactory = opponent or make_player
         self.opponent: Player | None = None
         self.forfeit: tuple[Outcome, str] | None = None  # the opponent lost by failing, and why
         self._configure(get_ruleset(ruleset), level, human, first, seed)
@@ -240,14 +309,12 @@ class PlayController(Messages):
     # -- settings and deployment -----------------------------------------------------------------------
 
     def _configure(self, ruleset: Ruleset, level: str, human: int, first: str, seed: int) -> None:
-        from strategolab.players import make_player
-
         if human not in (RED, BLUE):
             raise ValueError(f"human must be RED (0) or BLUE (1), not {human!r}")
         if first not in FIRST:
             raise ValueError(f"first={first!r}: expected 'you' or 'computer'")
         self._end_opponent(None)
-        self.opponent = self._make_opponent() if self._make_opponent is not None else make_player(level, seed)
+        self.opponent = self._factory(level, seed)
         self.forfeit = None
         self.ruleset = ruleset
         self.level = level
@@ -262,7 +329,11 @@ class PlayController(Messages):
         self.selected: Square | None = None
         self.targets: list[Square] = []
         self.log: list[LogEntry] = []
-        self._beliefs: tuple[int, dict[Square, dict[str, float]]] | None = None
+        self.setup_name = ""  # the ready-made setup deployed, "" once it is changed
+        self.taken_back: list[tuple[int, list[Move]]] = []  # (ply, moves) of every take-back, for the record
+        self.resigned = False
+        self.hinted: Hint | None = None  # the hint on show (cleared by the next click)
+        self._beliefs: tuple[tuple[Move, ...], dict[Square, dict[str, float]]] | None = None
         self.say(f"Deploy your pieces on rows {self._rows()}: click two squares to swap them, shuffle, or pick "
                  "a ready-made setup; then begin the match.")
 
@@ -280,13 +351,19 @@ class PlayController(Messages):
         else:
             self._configure(rs, level or self.level, side, first or self.first, self.seed)
 
-    def use_opponent(self, opponent: Callable[[], Player] | None) -> None:
-        """Play against the players ``opponent()`` makes (an external program: ``lambda: UccEngine(command)``)
-        from the next match on, or against the computer level again with ``None``; only while deploying."""
+    def use_opponent(self, opponent: PlayerFactory | None) -> None:
+        """Play against the players ``opponent(level, seed)`` makes (an external program:
+        ``lambda level, seed: UccEngine(command)``) from the next match on, or against the computer's level
+        again with ``None``; only while deploying."""
+        from strategolab.players import call_hook, make_player
+
         self._need(SETUP)
         if opponent is not None:
-            opponent()  # a bad command fails here, before anything changes
-        self._make_opponent = opponent
+            if not callable(opponent):
+                raise TypeError(f"opponent makes the player from (level, seed); {opponent!r} is not callable")
+            call_hook(opponent(self.level, self.seed), "end_game", None)  # a bad command fails here, before
+            # anything changes (and a program it started is ended)
+        self._factory = opponent or make_player
         self._configure(self.ruleset, self.level, self.human, self.first, self.seed)
         if opponent is not None:
             self.say(f"Your opponent is {self.opponent.name}. Deploy, then begin the match.")  # type: ignore[union-attr]
@@ -318,6 +395,7 @@ class PlayController(Messages):
             raise ValueError(f"no ready-made {self.ruleset.name} setup {name!r}; known: {', '.join(setups)}")
         self.setup = setups[name]
         self.selected = None
+        self.setup_name = name
         self.say(f"Ready-made setup {name!r}: {describe(name, self.ruleset)}.")
 
     def shuffle(self) -> None:
@@ -325,6 +403,7 @@ class PlayController(Messages):
         self._need(SETUP)
         self.setup = self._fresh_setup()
         self.selected = None
+        self.setup_name = ""
         self.say("Shuffled your pieces (where real players tend to put them).")
 
     def _fresh_setup(self) -> Setup:
@@ -369,10 +448,15 @@ class PlayController(Messages):
 
     @property
     def outcome(self) -> Outcome | None:
-        """How the match ended (``None`` before the end)."""
+        """How the match ended (``None`` before the end): on the board, by the human's resignation, or by
+        the opponent's forfeit (an external program that crashed, hung or moved illegally)."""
+        if self.state is None:
+            return None
         if self.forfeit is not None:
             return self.forfeit[0]
-        return self.state.outcome() if self.state is not None else None
+        if self.resigned:
+            return Outcome(Termination.RESIGNATION, self.computer)
+        return self.state.outcome()
 
     @property
     def human_to_move(self) -> bool:
@@ -400,6 +484,10 @@ class PlayController(Messages):
         except TypeError:
             raise TypeError(f"a click is on a square number (as Cell.square gives), not {type(sq).__name__} "
                             f"{sq!r}") from None
+        self.hinted = None
+        if sq in geometry(self.ruleset).lakes:
+            self.say(f"{square_name(sq)} is a lake: no piece may stand on it or cross it.", "refused")
+            return REFUSED
         if self.phase == SETUP:
             return self._click_setup(sq)
         if self.phase == OVER:
@@ -436,8 +524,12 @@ class PlayController(Messages):
         if not targets:
             neighbours = view.geometry.neighbours[sq]
             reason = next((r for n in neighbours if (r := view.illegal_reason(Move(sq, n)))), None)
-            self.say(f"The {piece.type.name} on {square_name(sq)} cannot move now"
-                     + (f": {reason}" if reason else "") + ".", "refused")
+            where = f"the {piece.type.name} on {square_name(sq)}"
+            if reason and reason.lower().startswith(where.lower()):  # the reason names the piece: say it once
+                text = reason[0].upper() + reason[1:]
+            else:
+                text = f"The {piece.type.name} on {square_name(sq)} cannot move now" + (f": {reason}" if reason else "")
+            self.say(text.rstrip(".") + ".", "refused")
             return REFUSED
         switched = self.selected is not None
         self.selected, self.targets = sq, targets
@@ -462,6 +554,7 @@ class PlayController(Messages):
         a, b = self.selected, sq
         self.setup = self.setup.swap(squares.index(a), squares.index(b))
         self.selected = None
+        self.setup_name = ""
         self.say(f"Swapped {square_name(a)} and {square_name(b)}.")
         return SWAPPED
 
@@ -479,8 +572,8 @@ class PlayController(Messages):
             self.phase = OVER
             self._end_opponent(outcome)
             self.say(f"Game over: {self.result_text()}. Every piece is revealed.")
-        else:
-            self.say(f"{entry.text}. " + ("The computer is thinking…" if player == self.human else "Your move."))
+        else:  # the move itself is the newest line of the log: the message says only what comes next
+            self.say("The computer is thinking…" if player == self.human else "Your move.")
         return entry
 
     def _who(self, player: int) -> str:
@@ -518,16 +611,103 @@ class PlayController(Messages):
         return self._play(move)
 
     def reasoning(self) -> str:
-        """Why the computer played its last move, in words: its best candidates with their scores, what it
-        thinks the pieces it could attack are, where it looks for your Flag (``""`` when it cannot say)."""
+        """Why the computer played its last move, in a learner's words: what the move does, how its level
+        thinks, the other moves it weighed, where it looks for your Flag (``""`` when it cannot say)."""
         why = getattr(self.opponent, "last_reasoning", None)
-        return "" if why is None or self.state is None else str(why)
+        if why is None or self.state is None or not self.log or self.log[-1].player != self.computer:
+            return ""
+        return explain(why, "The computer")
+
+    # -- take back, resign, hint -------------------------------------------------------------------------
+
+    @property
+    def can_take_back(self) -> bool:
+        """The match runs, it is the human's turn, and the human has a move to take back."""
+        return (self.human_to_move and any(entry.player == self.human for entry in self.log)
+                and not self._keeps_game)
+
+    @property
+    def _keeps_game(self) -> bool:
+        """The opponent keeps a game of its own (an external program): moves cannot be taken back from it."""
+        return callable(getattr(self.opponent, "start_game", None))
+
+    def take_back(self) -> None:
+        """Take back the human's last move and the computer's reply to it (the record keeps them as a
+        variation marked "taken back")."""
+        if self.phase == PLAY and self._keeps_game:
+            raise ValueError(f"{self.opponent.name} keeps its own game and cannot take moves back")  # type: ignore[union-attr]
+        if not self.can_take_back:
+            raise ValueError("nothing to take back: " + ("the match is not running" if self.phase != PLAY else
+                                                         "wait for the computer's move" if not self.human_to_move
+                                                         else "you have not moved yet"))
+        state = self.state
+        assert state is not None
+        undone: list[Move] = []
+        while not undone or state.turn != self.human:
+            undone.insert(0, state.pop())
+        del self.log[len(self.log) - len(undone):]
+        self.taken_back.append((state.ply, undone))
+        self.selected, self.targets, self.hinted = None, [], None
+        text = f"your move {undone[0]}" + (f" and the computer's reply {undone[1]}" if len(undone) > 1 else "")
+        self.say(f"Took back {text}. Your move.")
+
+    def resign(self, *, confirm: bool = False) -> bool:
+        """Give up the match: the computer wins, and every piece is revealed.
+
+        Without ``confirm=True`` the request waits in :attr:`pending` for :meth:`confirm`, as a new game does.
+        """
+        self._need(PLAY)
+        if not confirm:
+            self.pending = Pending("resign", "Resign this match? The computer wins and every piece is shown.")
+            self.say(self.pending.question)
+            return False
+        self.pending = None
+        self.resigned = True
+        self.phase = OVER
+        self._end_opponent(self.outcome)
+        self.selected, self.targets, self.hinted = None, [], None
+        self.say(f"Game over: {self.result_text()}. Every piece is revealed.")
+        return True
+
+    def hint(self) -> Hint:
+        """What the computer would play in the human's place, thinking from the human's view only, and why."""
+        if not self.human_to_move:
+            raise ValueError("a hint is for your move: " + ("the match is not running" if self.phase != PLAY
+                                                           else "wait for the computer's move"))
+        from strategolab.players import make_player
+
+        state = self.state
+        assert state is not None
+        adviser = make_player(self.level if self.level in LEVELS else "medium", self.seed + 1000 + state.ply)
+        move = adviser.choose_move(state.view(self.human))
+        why = getattr(adviser, "last_reasoning", None)
+        reason = explain(why, "In your place the computer", "the computer's Flag") if why is not None else ""
+        self.hinted = Hint(move, reason)
+        self.selected, self.targets = None, []
+        self.say(f"Hint: in your place the computer would play {move} (marked on the board); why is said below.")
+        return self.hinted
+
+    def captured(self) -> dict[int, list[str]]:
+        """The pieces each side has lost, by type name in rank order (public: battles reveal both pieces)."""
+        lost: dict[int, list[str]] = {RED: [], BLUE: []}
+        for entry in self.log:
+            b = entry.battle
+            if b is None:
+                continue
+            if b.result != BattleResult.ATTACKER_WINS:
+                lost[b.attacker.owner].append(b.attacker.type.name)
+            if b.result != BattleResult.DEFENDER_WINS:
+                lost[b.defender.owner].append(b.defender.type.name)
+        order = {k.name: i for i, k in enumerate(self.ruleset.piece_types)}
+        return {side: sorted(names, key=order.__getitem__) for side, names in lost.items()}
 
     def result_text(self) -> str:
         """The result in words from the human's side, ``""`` while the match runs."""
         outcome = self.outcome
         if outcome is None:
             return ""
+        if outcome.termination == Termination.RESIGNATION and outcome.winner == self.computer:
+            return "the computer wins: you resigned"
         who = "draw" if outcome.winner is None else "you win" if outcome.winner == self.human else "the computer wins"
         return f"{who} ({outcome.termination.value})"
 
@@ -569,8 +749,9 @@ class PlayController(Messages):
         beliefs = getattr(self.opponent, "beliefs", None)
         if self.phase != PLAY or state is None or beliefs is None:
             return {}
-        if self._beliefs is None or self._beliefs[0] != len(state.move_stack):
-            self._beliefs = (len(state.move_stack), beliefs(state.view(self.computer)))
+        moves = tuple(state.move_stack)  # not just how many: a take-back and another move give as many
+        if self._beliefs is None or self._beliefs[0] != moves:
+            self._beliefs = (moves, beliefs(state.view(self.computer)))
         return self._beliefs[1]
 
     def cells(self) -> list[Cell]:
@@ -580,7 +761,8 @@ class PlayController(Messages):
         return board_cells(self.view(), self.human, selected=self.selected, targets=self.targets,
                            movable=self.movable(), last_move=last,
                            battle=state.last_battle() if state is not None else None,
-                           beliefs=self.beliefs() if self.show_beliefs and self.phase == PLAY else None)
+                           beliefs=self.beliefs() if self.show_beliefs and self.phase == PLAY else None,
+                           hinted=self.hinted.move if self.hinted is not None else ())
 
     # -- new game, confirmations ------------------------------------------------------------------------------
 
@@ -612,6 +794,8 @@ class PlayController(Messages):
             return False
         if pending.action == "new game":
             return self.new_game(confirm=True, **(pending.settings or {}))  # type: ignore[arg-type]
+        if pending.action == "resign":
+            return self.resign(confirm=True)
         return self.restore(pending.path or "", confirm=True)
 
     # -- records ----------------------------------------------------------------------------------------------
@@ -636,24 +820,65 @@ class PlayController(Messages):
             headers["Result"] = outcome.result()
             headers["Termination"] = outcome.termination.value
         game = Game.from_state(state, headers)
+        for ply, moves in self.taken_back:  # each take-back stays in the record, as a variation
+            node: GameNode = game
+            for _ in range(ply - game.start.ply):
+                node = node.variations[0]
+            if node.has_variation(moves[0]):
+                continue  # the same line was taken back before
+            node.add_variation(moves[0], starting_comment=TAKEN_BACK).add_line(moves[1:])
         if self.forfeit is not None:
             game.end().comment = self.forfeit[1]
         return game
 
     def export(self) -> str:
-        """The match in the kit's notation (for the replay notebook)."""
-        return write_game(self.game())
+        """The match in the kit's notation (for the replay notebook); while it is on, the computer's setup
+        and the seed are sealed (see :meth:`save`)."""
+        text = write_game(self.game())
+        return self._seal(text) if self.phase == PLAY else text
+
+    def _seal(self, text: str) -> str:
+        """The record with the computer's setup and the seed out of plain view, in one ``[Sealed]`` header."""
+        hidden = {}
+        for name in (f"{PLAYER_NAMES[self.computer]}Setup", "Position", "Seed"):  # a lesson starts from a Position
+            found = re.search(rf'^\[{name} "([^"]*)"\]\n', text, re.M)
+            if found is not None:
+                hidden[name] = found.group(1)
+                text = text[:found.start()] + text[found.end():]
+        blob = base64.b85encode(zlib.compress(json.dumps(hidden).encode())).decode()
+        return re.sub(r"^(\[Ruleset [^\n]*\n)", lambda m: f'{m.group(1)}[{SEALED} "{blob}"]\n', text, count=1,
+                      flags=re.M)
+
+    @staticmethod
+    def _unseal(text: str) -> str:
+        """A sealed record made whole again (text without a ``[Sealed]`` header comes back as it is)."""
+        found = re.search(rf'^\[{SEALED} "([^"]*)"\]\n', text, re.M)
+        if found is None:
+            return text
+        try:
+            hidden = json.loads(zlib.decompress(base64.b85decode(found.group(1))))
+            lines = "".join(f'[{name} "{value}"]\n' for name, value in hidden.items()
+                            if name.endswith("Setup") or name in ("Position", "Seed"))
+        except (ValueError, zlib.error, AttributeError) as e:
+            raise ValueError(f"the [{SEALED}] header is damaged ({e})") from None
+        return text[:found.start()] + lines + text[found.end():]
 
     def save(self, path: str | Path) -> bool:
-        """Write the match to ``path`` atomically; on failure say why and leave the match as it was."""
+        """Write the match to ``path`` atomically; on failure say why and leave the match as it was.
+
+        While the match is on, the computer's setup and the seed are sealed: in one ``[Sealed]`` header,
+        not in plain text (a game rule, not security: the kernel holds everything).  :meth:`restore` reads
+        the file back exactly.  Once the game is over the file is the complete record, both setups shown.
+        """
         _check_path(path)
         if self.state is None:
             self.say("Nothing to save yet: begin the match first.", "error")
             return False
         try:
-            write_games([self.game()], path)
-        except (OSError, ValueError) as e:
-            self.say(f"Could not save to {path}: {e}. The match goes on.", "error")
+            with atomic_output(path) as f:
+                f.write(self.export())
+        except OSError as e:
+            self.say(f"Could not save to {path}: {_os_problem(e, path)}. The match goes on.", "error")
             return False
         self.say(f"Saved the match to {path}.")
         return True
@@ -672,7 +897,9 @@ class PlayController(Messages):
             return False
         self.pending = None
         try:
-            game = read_game(Path(path))
+            text = Path(path).read_text(encoding="utf-8")
+            # A record as it is is read from its file, so that an error names the file, line and column.
+            game = read_game(self._unseal(text)) if f'[{SEALED} "' in text else read_game(Path(path))
             side = game.headers.get("Human", "Red")
             if side not in PLAYER_NAMES:
                 raise ValueError(f"[Human \"{side}\"]: expected Red or Blue")
@@ -686,7 +913,10 @@ class PlayController(Messages):
             state = game.end().state()
             human = PLAYER_NAMES.index(side)
             self._configure(game.ruleset, level, human, self.first, seed)
-        except (OSError, ValueError, StrategolabError) as e:
+        except OSError as e:
+            self.say(f"Could not restore {path}: {_os_problem(e, path)}. Nothing changed.", "error")
+            return False
+        except (ValueError, StrategolabError) as e:
             self.say(f"Could not restore {path}: {e}. Nothing changed.", "error")
             return False
         self.first = "you" if game.start.turn == human else "computer"
@@ -694,7 +924,11 @@ class PlayController(Messages):
         start = game.start
         self.log = [self._entry(start.ply + i, (start.turn + i) % 2, node.move, node.battle)  # type: ignore[arg-type]
                     for i, node in enumerate(game.mainline())]
-        self.phase = OVER if state.outcome() is not None else PLAY
+        self.taken_back = [(node.ply(), [v.move, *v.mainline_moves()])  # type: ignore[list-item]
+                           for node in (game, *game.mainline()) for v in node.variations[1:]
+                           if v.starting_comment == TAKEN_BACK]
+        self.resigned = game.headers.get("Termination") == Termination.RESIGNATION.value
+        self.phase = OVER if self.outcome is not None else PLAY
         self.say(f"Restored the match from {path} ({len(self.log)} moves played"
                  + (f"; {self.result_text()}" if self.phase == OVER else "") + ").")
         return True
@@ -1218,7 +1452,8 @@ class ReplayController(Messages):
                 target.parent.mkdir(parents=True, exist_ok=True)
             write_games(games, target)
         except (OSError, ValueError) as e:
-            self.say(f"Could not save to {target}: {e}. The annotations are still here.", "error")
+            problem = _os_problem(e, target) if isinstance(e, OSError) else str(e)
+            self.say(f"Could not save to {target}: {problem}. The annotations are still here.", "error")
             return False
         self._saved_to[key] = target
         if self.kind == "notation":
@@ -1238,6 +1473,18 @@ def _player(game: Game, side: str) -> str:
 def _mark_text(node: GameNode) -> str:
     marks = sorted(node.marks)
     return MARK_SYMBOLS.get(marks[0], f"${marks[0]}") if marks else ""
+
+
+def _os_problem(e: OSError, path: str | Path) -> str:
+    """What went wrong with a file, in words that name the user's file and never a temporary one."""
+    folder = Path(path).parent
+    if e.errno == errno.ENOENT and not folder.is_dir():
+        return f"there is no folder {folder}"
+    if e.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if e.strerror:  # str(e) would name the file, perhaps the temporary one beside the target
+        return e.strerror
+    return str(e) if e.filename is None and str(e) else type(e).__name__
 
 
 def _check_path(path: object) -> None:
@@ -1293,6 +1540,7 @@ def record_choices(folders: Mapping[str, str | Path]) -> list[tuple[str, str]]:
 __all__ = [
     "CANCELLED", "FIRST", "IGNORED", "LEVELS", "MOVED", "OVER", "PERSPECTIVES", "PLAY", "PLAY_RULESETS",
     "REFUSED", "RESULT_WORDS", "SELECTED", "SETUP", "SORTS", "SWAPPED", "SWITCHED", "Cell", "GameFilter", "GameRow",
-    "LogEntry", "Messages", "MoveEntry", "Pending", "PlayController", "ReplayController", "board_cells",
-    "describe_battle", "gravon_game", "move_number", "record_choices", "record_files", "reflow",
+    "Hint", "LogEntry", "Messages", "MoveEntry", "Pending", "PlayController", "PlayerFactory", "ReplayController",
+    "board_cells", "describe_battle", "explain", "gravon_game", "move_number", "piece_icon", "record_choices",
+    "record_files", "reflow",
 ]

@@ -13,6 +13,8 @@ The widgets hold no game logic: each handler calls the controller and redraws fr
 from __future__ import annotations
 
 import html
+import os
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -22,18 +24,20 @@ from strategolab.board import Square, geometry, square
 from strategolab.controllers import (
     LEVELS,
     MOVED,
+    OVER,
     PLAY,
     PLAY_RULESETS,
     SETUP,
     Cell,
     PlayController,
     ReplayController,
+    piece_icon,
     record_choices,
     reflow,
 )
 from strategolab.draw import ARMIES, GOLD, GRID, INK, LAKE, LAKE_WAVE, LAND, ZONE
 from strategolab.errors import StrategolabError
-from strategolab.rules import BLUE, PLAYER_NAMES, RED, Ruleset
+from strategolab.rules import BLUE, PLAYER_NAMES, RED, PieceType, Ruleset
 
 SQUARE_PX = 48
 
@@ -42,19 +46,55 @@ _RED, _BLUE = ARMIES
 # revealed (in battle or by a Scout's run).
 _DOT = "radial-gradient(circle at calc(100% - 7px) calc(100% - 7px), currentColor 3px, transparent 3.5px)"
 _CORNER = f"linear-gradient(225deg, {GOLD} 0 10px, {INK} 10px 11px, transparent 11px)"
+# Theme-aware text colours (JupyterLab's light and dark themes, Voilà's too), with fallbacks elsewhere.
+_TEXT, _TEXT_SOFT = "var(--jp-ui-font-color1, #1a1a1a)", "var(--jp-ui-font-color2, #555)"
+_LINE = "var(--jp-border-color2, #ddd)"
+_FOCUS = "outline: 3px solid #000; outline-offset: -3px; box-shadow: inset 0 0 0 6px #fff; z-index: 3;"
+
+
+def symbol_svg(icon: str, ink: str, size: int = 40) -> str:
+    """The drawer's symbol of a Flag (⚑) or a Bomb (a ball with a burning fuse) as inline SVG, in ``ink``."""
+    if icon == "flag":
+        body = (f'<text x="20" y="30" text-anchor="middle" font-size="30" fill="{ink}" '
+                'font-family="DejaVu Sans, Segoe UI Symbol, sans-serif">⚑</text>')
+    elif icon == "bomb":
+        body = (f'<circle cx="18" cy="23" r="10" fill="{ink}"/>'
+                f'<path d="M25 16 L29 11" stroke="{ink}" stroke-width="2.5" stroke-linecap="round"/>'
+                f'<path d="M31 4 L32.5 8 L36 8.5 L33 11 L34 14.5 L31 12.5 L28 14.5 L29 11 L26 8.5 L29.5 8 Z" '
+                f'fill="{GOLD}" stroke="{INK}" stroke-width="0.6"/>')
+    else:
+        raise ValueError(f"no symbol {icon!r}: expected 'flag' or 'bomb'")
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 40 40" '
+            f'role="img" aria-hidden="true">{body}</svg>')
+
+
+def _svg_url(icon: str, ink: str) -> str:
+    return 'url("data:image/svg+xml,' + urllib.parse.quote(symbol_svg(icon, ink)) + '")'
+
+
+def _symbol_css() -> str:
+    """Bombs and Flags on the board: the symbol fills the tile, the letter sits small in a corner (as drawn)."""
+    out = []
+    for army, style in (("red", _RED), ("blue", _BLUE)):
+        for icon in ("flag", "bomb"):
+            out.append(f".sl-board .sl-square.sl-{army}.sl-icon-{icon} {{ background-image: "
+                       f"{_svg_url(icon, style.ink)}; }}")
+    return "\n".join(out)
+
+
 CSS = f"""<style>
-.sl-app {{ font-family: var(--jp-ui-font-family, sans-serif); }}
-.sl-app .sl-title {{ font-size: 16px; font-weight: 600; }}
-.sl-board {{ width: max-content; gap: 0; padding: 4px; }}
-.sl-board .sl-coord {{ display: flex; align-items: center; justify-content: center; font-size: 12px;
-  font-weight: 600; color: #333; }}
+.sl-app {{ font-family: var(--jp-ui-font-family, sans-serif); color: {_TEXT}; }}
+.sl-app .sl-title {{ font-size: 15px; font-weight: 600; }}
+.sl-board {{ width: max-content; gap: 0; padding: 2px; }}
+.sl-board .sl-coord {{ display: flex; align-items: center; justify-content: center; margin: 0; width: 100%;
+  height: 100%; font-size: 12px; font-weight: 600; color: {_TEXT}; }}
+.sl-board .sl-coord .widget-html-content {{ height: auto; line-height: 1; text-align: center;
+  align-self: center; }}
 .sl-board .jupyter-button.sl-square {{ width: {SQUARE_PX}px; height: {SQUARE_PX}px; margin: 0; padding: 0;
   border: 1px solid {GRID}; border-radius: 0; background-color: {LAND}; color: {INK}; font-size: 15px;
   font-weight: 700; line-height: 1.1; white-space: pre-line; position: relative; box-shadow: none;
-  overflow: visible; }}
+  overflow: hidden; background-repeat: no-repeat; background-position: center; }}
 .sl-board .jupyter-button.sl-square:hover {{ filter: brightness(1.06); }}
-.sl-board .jupyter-button.sl-square:focus-visible {{ outline: 3px solid #1D4ED8; outline-offset: -4px;
-  z-index: 2; }}
 .sl-board .sl-square.sl-zone-red {{ background-color: {ZONE[RED]}; }}
 .sl-board .sl-square.sl-zone-blue {{ background-color: {ZONE[BLUE]}; }}
 .sl-board .sl-square.sl-lake {{ background: repeating-linear-gradient(160deg, {LAKE} 0 7px, {LAKE_WAVE} 7px 9px);
@@ -63,6 +103,9 @@ CSS = f"""<style>
   box-shadow: inset 0 0 0 3px {LAND}, inset 0 0 0 5px {_RED.edge}; }}
 .sl-board .sl-square.sl-blue {{ background-color: {_BLUE.face}; color: {_BLUE.ink};
   box-shadow: inset 0 0 0 3px {LAND}, inset 0 0 0 7px {_BLUE.edge}; }}
+{_symbol_css()}
+.sl-board .sl-square.sl-icon-flag, .sl-board .sl-square.sl-icon-bomb {{ font-size: 10px; text-align: right;
+  padding: 26px 7px 0 0; background-size: 36px 36px; }}
 .sl-board .sl-square.sl-unknown {{ font-size: 18px; }}
 .sl-board .sl-square.sl-moved::before, .sl-board .sl-square.sl-revealed::before {{ content: "";
   position: absolute; inset: 3px; pointer-events: none; }}
@@ -74,29 +117,49 @@ CSS = f"""<style>
 .sl-board .sl-square.sl-movable {{ cursor: pointer; }}
 .sl-board .sl-square.sl-selected {{ outline: 4px solid {GOLD}; outline-offset: -4px; z-index: 1;
   filter: brightness(1.15); }}
+.sl-board .sl-square.sl-hint {{ outline: 4px dotted #7048E8; outline-offset: -4px; z-index: 1; }}
 .sl-board .sl-square.sl-target {{ cursor: pointer; }}
 .sl-board .sl-square.sl-target::after {{ content: ""; position: absolute; left: 50%; top: 50%; width: 14px;
   height: 14px; margin: -7px 0 0 -7px; border-radius: 50%; background: {GOLD}; box-shadow: 0 0 0 2px {INK}66; }}
 .sl-board .sl-square.sl-target.sl-attack::after {{ width: 34px; height: 34px; margin: -17px 0 0 -17px;
   background: transparent; border: 4px solid {GOLD}; box-sizing: border-box; box-shadow: 0 0 0 1px {INK}; }}
-.sl-board .sl-square.sl-belief {{ font-size: 12px; }}
+.sl-board .sl-square.sl-belief {{ font-size: 11px; letter-spacing: -0.3px; }}
 .sl-board .sl-square.sl-belief-1 {{ outline: 4px solid #2F9E44; outline-offset: -4px; }}
 .sl-board .sl-square.sl-belief-2 {{ outline: 4px solid #F08C00; outline-offset: -4px; }}
 .sl-board .sl-square.sl-belief-3 {{ outline: 4px solid #E03131; outline-offset: -4px; }}
-.sl-app .sl-panel {{ padding-left: 12px; }}
-.sl-app .sl-msg-refused {{ color: #B3261E; font-weight: 600; }}
+.sl-board .jupyter-button.sl-square:focus-visible, .sl-board .jupyter-button.sl-square.sl-selected:focus-visible
+  {{ {_FOCUS} }}
+.sl-app .sl-panel {{ padding-left: 10px; gap: 2px; }}
+.sl-app .sl-panel .jupyter-button {{ flex: 0 0 auto; }}
+.sl-app .sl-panel .widget-html, .sl-app .sl-panel .widget-html-content {{ margin-top: 0; margin-bottom: 0; }}
+.sl-app .sl-message .widget-html-content, .sl-app .sl-status .widget-html-content {{ line-height: 1.3;
+  height: auto; min-height: 20px; }}
+.sl-app .sl-msg-refused {{ color: #B3261E; font-weight: 600; background: #FFF5F5; padding: 1px 4px;
+  border-radius: 3px; }}
 .sl-app .sl-msg-error {{ color: #fff; background: #B3261E; padding: 2px 6px; border-radius: 3px; }}
 .sl-app .sl-warning-text {{ color: #8A4B00; background: #FFF3BF; padding: 2px 6px; border-radius: 3px;
   font-weight: 600; }}
-.sl-app .sl-log {{ max-height: 300px; overflow-y: auto; border: 1px solid {GRID}; padding: 2px 6px;
-  font-size: 12px; }}
-.sl-app .sl-log-entry {{ padding: 1px 0; border-bottom: 1px solid #eee; }}
+.sl-app .sl-log {{ overflow-y: auto; border: 1px solid {GRID}; padding: 2px 6px; font-size: 12px; }}
+.sl-app .sl-log .widget-html-content {{ height: auto; line-height: 1.3; }}
+.sl-app .sl-log-entry {{ padding: 1px 0; border-bottom: 1px solid {_LINE}; }}
 .sl-app .sl-log-battle {{ font-weight: 600; }}
-.sl-app .sl-log-latest {{ background: #FFF9DB; }}
-.sl-app .sl-confirm {{ background: #FFF3BF; padding: 4px; border-radius: 4px; }}
+.sl-app .sl-log-latest {{ background: rgba(250, 176, 5, 0.25); }}
+.sl-app .sl-confirm {{ background: #FFF3BF; color: #1a1a1a; padding: 4px; border-radius: 4px; }}
 .sl-app .sl-moves select {{ font-family: var(--jp-code-font-family, monospace); font-size: 12px; }}
 .sl-app .sl-comment-view {{ font-style: italic; }}
-.sl-app .sl-legend {{ font-size: 11px; color: #555; }}
+.sl-app .sl-legend, .sl-app .sl-ranks, .sl-app .sl-trays {{ font-size: 11px; color: {_TEXT_SOFT}; }}
+.sl-app .sl-ranks .widget-html-content, .sl-app .sl-trays .widget-html-content,
+  .sl-app .sl-legend .widget-html-content {{ height: auto; line-height: 1.35; }}
+.sl-app .sl-chip {{ display: inline-flex; align-items: center; gap: 2px; margin-right: 6px; white-space: nowrap; }}
+.sl-app .sl-chip b {{ color: {_TEXT}; }}
+.sl-app .sl-chip svg {{ width: 16px; height: 16px; vertical-align: middle; border-radius: 3px; }}
+.sl-app .sl-tile-red {{ background: {_RED.face}; color: {_RED.ink}; }}
+.sl-app .sl-tile-blue {{ background: {_BLUE.face}; color: {_BLUE.ink}; }}
+.sl-app .sl-tile {{ display: inline-block; min-width: 16px; padding: 0 2px; text-align: center; border-radius: 3px;
+  font-weight: 700; font-size: 11px; line-height: 16px; }}
+.sl-app .sl-reasoning {{ font-size: 11.5px; line-height: 1.35; margin: 4px 0; white-space: pre-wrap;
+  color: {_TEXT}; }}
+.sl-app .sl-reasoning-box {{ max-height: 150px; overflow-y: auto; }}
 </style>"""
 
 
@@ -119,9 +182,25 @@ KEYS_JS = """
   const MOVES = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
   const squaresOf = board => [...board.querySelectorAll(':scope > .sl-square')];
   const columnsOf = board => Number((board.className.match(/sl-cols-(\\d+)/) || [0, 10])[1]);
+  function rove(board) {  // exactly one square, the cursor, in the Tab order
+    for (const s of squaresOf(board)) {
+      const index = s === board.slCursor ? 0 : -1;
+      if (s.tabIndex !== index) s.tabIndex = index;
+    }
+  }
   function cursor(board, square) {
-    for (const s of squaresOf(board)) s.tabIndex = s === square ? 0 : -1;
-    square.setAttribute('aria-label', square.title);
+    board.slCursor = square;
+    rove(board);
+    if (!board.slWatched) {
+      // A screen reader hears a square's name and what stands on it (its tooltip), kept up to date; a
+      // redrawn square gets its tabindex back from ipywidgets, so the cursor's is put back.
+      for (const s of squaresOf(board)) s.setAttribute('aria-label', s.title);
+      board.slWatched = new MutationObserver(records => {
+        for (const r of records) if (r.attributeName === 'title') r.target.setAttribute('aria-label', r.target.title);
+        if (board.slCursor.isConnected) rove(board);
+      });
+      board.slWatched.observe(board, {subtree: true, attributes: true, attributeFilter: ['tabindex', 'title']});
+    }
   }
   document.addEventListener('focusin', event => {
     const el = event.target;
@@ -192,8 +271,11 @@ def _classes(cell: Cell) -> tuple[str, ...]:
         out.append(f"sl-{PLAYER_NAMES[cell.owner].lower()}")
         if cell.piece is None:
             out.append("sl-unknown")
+    if cell.icon and not cell.belief:
+        out.append(f"sl-icon-{cell.icon}")
     for flag, name in ((cell.moved, "sl-moved"), (cell.revealed, "sl-revealed"), (cell.last, "sl-last"),
-                       (cell.battle, "sl-battle"), (cell.movable, "sl-movable"), (cell.selected, "sl-selected")):
+                       (cell.battle, "sl-battle"), (cell.movable, "sl-movable"), (cell.selected, "sl-selected"),
+                       (cell.hinted, "sl-hint")):
         if flag:
             out.append(name)
     if cell.target:
@@ -219,14 +301,6 @@ def _html(css: str, value: str = "") -> w.HTML:
     return h
 
 
-def _reasoning(text: str) -> str:
-    """The computer's explanation of its last move, as a small preformatted block (nothing before it moved)."""
-    if not text:
-        return ""
-    return ('<pre class="sl-reasoning" style="font-size:11px;line-height:1.35;white-space:pre-wrap;margin:6px 0">'
-            f"{html.escape(text)}</pre>")
-
-
 def _show(widget: w.DOMWidget, visible: bool) -> None:
     widget.layout.display = None if visible else "none"
 
@@ -245,11 +319,16 @@ class BoardView(w.GridBox):
         self._script = keyboard_script()  # a board works by keyboard in any app that shows it
         self._on_click = on_click
         self.buttons: dict[Square, w.Button] = {}
+        self.home: Square | None = None  # the square the cursor starts on: the bottom left
         self._shown: dict[Square, tuple[str, str, tuple[str, ...]]] = {}
         self._key: tuple | None = None
 
-    def show(self, cells: Sequence[Cell], ruleset: Ruleset, flip: bool = False) -> None:
-        """Show ``cells`` (from a controller); ``flip`` puts row 1 at the top (Blue's seat)."""
+    def show(self, cells: Sequence[Cell], ruleset: Ruleset, flip: bool = False, keep: str = "") -> None:
+        """Show ``cells`` (from a controller); ``flip`` puts row 1 at the top (Blue's seat).
+
+        ``keep`` names a class that pieces still showing it keep (the play widget keeps ``sl-movable`` while
+        the computer thinks, so a move redraws two squares, not every piece that could move).
+        """
         geo = geometry(ruleset)
         key = (geo.width, geo.height, geo.lakes, flip)
         if key != self._key:
@@ -259,7 +338,10 @@ class BoardView(w.GridBox):
         for cell in cells:
             # A button keeps its old text when given an empty one, so an empty square shows a no-break space.
             look = (cell.text or "\u00a0", cell.hint, _classes(cell))
-            if shown.get(cell.square) != look:
+            old = shown.get(cell.square)
+            if keep and old is not None and keep in old[2] and cell.owner is not None and keep not in look[2]:
+                look = (*look[:2], (*look[2], keep))
+            if old != look:
                 b = buttons[cell.square]
                 with b.hold_sync():
                     b.description, b.tooltip, b._dom_classes = look
@@ -285,6 +367,8 @@ class BoardView(w.GridBox):
                 sq = square(c, r)
                 b = w.Button(description="", layout=w.Layout(width=f"{SQUARE_PX}px", height=f"{SQUARE_PX}px"),
                              tabbable=r == rows[-1] and c == cols[0])
+                if b.tabbable:
+                    self.home = sq
                 b.on_click(lambda _b, sq=sq: self._on_click(sq))
                 self.buttons[sq] = b
                 children.append(b)
@@ -299,16 +383,44 @@ class BoardView(w.GridBox):
 
 # -- play ---------------------------------------------------------------------------------------------------
 
+VISITORS = "saved-matches"  # served by Voilà, each visitor's matches go to a file of their own in this folder
+
+
+def default_save_path() -> Path:
+    """Where the play widget saves: ``my-match.sgn``; served by Voilà (every visitor has a kernel of their
+    own), a file per visitor in :data:`VISITORS`, so no visitor's save overwrites another's."""
+    kernel = os.environ.get("VOILA_KERNEL_ID", "")
+    return Path(VISITORS) / f"match-{kernel.replace('-', '')[:12]}.sgn" if kernel else Path("my-match.sgn")
+
+
+def _tile(kind: PieceType, owner: int, rs: Ruleset) -> str:
+    """A small piece tile for the trays and the legend: the rank, or the drawer's symbol for Bombs and Flags."""
+    army = PLAYER_NAMES[owner].lower()
+    icon = piece_icon(kind)
+    inside = symbol_svg(icon, ARMIES[owner].ink, 16) if icon else html.escape(kind.label(rs.notation))
+    return f'<span class="sl-tile sl-tile-{army}" title="{html.escape(kind.name)}">{inside}</span>'
+
+
+def ranks_legend(rs: Ruleset, owner: int = RED) -> str:
+    """The ranks of a rule set as tiles with names: ``10 Marshal`` … ``S Spy``, Bomb and Flag as symbols."""
+    kinds = sorted(rs.piece_types, key=lambda k: (not k.movable, k.is_flag, -k.strength))
+    return "".join(f'<span class="sl-chip">{_tile(k, owner, rs)} {html.escape(k.name)}</span>' for k in kinds)
+
 
 class PlayWidget(w.VBox):
-    """Play a match against the computer: settings, deployment, the board, the log, save/restore/export."""
+    """Play a match against the computer: settings, deployment, the board, take back / hint / resign, the
+    captured pieces, the log, save/restore/export, and the finished game in the replay widget."""
 
-    def __init__(self, controller: PlayController | None = None, save_path: str | Path = "my-match.sgn") -> None:
+    def __init__(self, controller: PlayController | None = None, save_path: str | Path | None = None) -> None:
         super().__init__()
         self.add_class("sl-app")
         self.add_class("sl-play")
         guard_keys(self)  # every control inside: the dropdowns, the file name, the buttons, the board
         self.controller = c = controller or PlayController()
+        if save_path is None:
+            save_path = default_save_path()
+            if save_path.parent.name == VISITORS:
+                save_path.parent.mkdir(exist_ok=True)
         rulesets = list(PLAY_RULESETS) + ([c.ruleset.name] if c.ruleset.name not in PLAY_RULESETS else [])
         levels = list(LEVELS) + ([c.level] if c.level not in LEVELS else [])
         self.ruleset = w.Dropdown(options=rulesets, value=c.ruleset.name, description="Rules")
@@ -319,10 +431,15 @@ class PlayWidget(w.VBox):
         for widget, css in ((self.ruleset, "sl-ruleset"), (self.level, "sl-level"), (self.side, "sl-side"),
                             (self.first, "sl-first")):
             widget.add_class(css)
-            widget.layout.width = "210px"
+            widget.layout.width = "204px"
+            widget.style.description_width = "72px"
             widget.observe(self._settings_changed, "value")
+        self.settings = w.GridBox([self.ruleset, self.level, self.side, self.first],
+                                  layout=w.Layout(grid_template_columns="repeat(2, 208px)"))
+        self.settings.add_class("sl-settings")
         self.shuffle = _button("Shuffle", "sl-shuffle", tooltip="Deploy your pieces at random")
-        self.setup_choice = w.Dropdown(options=[], description="Ready-made", style={"description_width": "initial"})
+        self.setup_choice = w.Dropdown(options=[], description="Setup", style={"description_width": "initial"},
+                                       tooltip="A ready-made setup", layout=w.Layout(width="196px"))
         self.setup_choice.add_class("sl-setup-choice")
         self.begin = _button("Begin the match", "sl-begin", style="success")
         self.shuffle.on_click(lambda _: self._act(c.shuffle))
@@ -335,7 +452,25 @@ class PlayWidget(w.VBox):
         self.bot.add_class("sl-bot")
         self.use_bot.add_class("sl-use-bot")
         self.use_bot.on_click(lambda _: self._act(self._choose_bot))
+        self.bot_row = w.HBox([self.bot, self.use_bot])
+        self.bot_row.add_class("sl-bot-row")
         self.setup_row.add_class("sl-setup-row")
+
+        self.take_back = _button("Take back", "sl-take-back", icon="undo",
+                                 tooltip="Take back your last move and the computer's reply")
+        self.hint = _button("Hint", "sl-hint-button", icon="lightbulb-o",
+                            tooltip="What would the computer play in your place? (from your view only)")
+        self.resign = _button("Resign", "sl-resign", icon="flag", tooltip="Give up this match")
+        self.new_game = _button("New game", "sl-new-game")
+        self.take_back.on_click(lambda _: self._act(c.take_back))
+        self.hint.on_click(lambda _: self._act(c.hint))
+        self.resign.on_click(lambda _: self._act(c.resign))
+        self.new_game.on_click(lambda _: self._act(c.new_game))
+        self.replay_button = _button("Replay this game", "sl-replay-game", style="info", icon="play",
+                                     tooltip="Open the finished game in the replay widget, below")
+        self.replay_button.on_click(lambda _: self._replay())
+        self.actions = w.HBox([self.take_back, self.hint, self.resign, self.new_game, self.replay_button])
+        self.actions.add_class("sl-actions")
 
         self.board = BoardView(self._square)
         self.status = _html("sl-status")
@@ -347,23 +482,23 @@ class PlayWidget(w.VBox):
         self.beliefs.add_class("sl-beliefs")
         self.beliefs.observe(self._beliefs_toggled, "value")
         self.legend = _html("sl-legend")
+        self.trays = _html("sl-trays")
+        self.ranks = _html("sl-ranks")
+        self.ranks.layout.width = "500px"
         self.log_view = _html("sl-log")
-        panel = w.VBox([self.status, self.message, self.warning, self.beliefs, self.legend,
-                        _html("sl-log-title", "<b>Moves and battles</b> (newest first)"), self.log_view],
-                       layout=w.Layout(width="420px"))
-        panel.add_class("sl-panel")
+        self.log_view.layout.height = "190px"
 
-        self.new_game = _button("New game", "sl-new-game")
-        self.path = w.Text(value=str(save_path), description="File")
+        self.path = w.Text(value=str(save_path), description="File", layout=w.Layout(width="190px"),
+                           style={"description_width": "32px"})
         self.path.add_class("sl-path")
         self.save = _button("Save", "sl-save", tooltip="Write the match to the file (atomically)")
         self.restore = _button("Restore", "sl-restore", tooltip="Replace the match with the one saved in the file")
         self.export = _button("Export", "sl-export", tooltip="The game in the kit's notation, for the replay notebook")
-        self.new_game.on_click(lambda _: self._act(c.new_game))
         self.save.on_click(lambda _: self._act(lambda: c.save(self.path.value)))
         self.restore.on_click(lambda _: self._restore())
         self.export.on_click(lambda _: self._export())
-        files = w.HBox([self.new_game, self.path, self.save, self.restore, self.export])
+        files = w.HBox([self.path, self.save, self.restore, self.export])
+        files.add_class("sl-files")
 
         self.question = _html("sl-confirm-text")
         self.yes = _button("Yes", "sl-confirm-yes", style="danger")
@@ -372,27 +507,31 @@ class PlayWidget(w.VBox):
         self.no.on_click(lambda _: self._answer(False))
         self.confirm_row = w.HBox([self.question, self.yes, self.no])
         self.confirm_row.add_class("sl-confirm")
-        self.record = w.Textarea(layout=w.Layout(width="100%", height="180px"))
+        self.record = w.Textarea(layout=w.Layout(width="100%", height="160px"))
         self.record.add_class("sl-export-text")
+        self.replay_box = w.VBox()
+        self.replay_box.add_class("sl-replay-box")
 
-        self.children = [
-            *head(), _html("sl-title", "Play against the computer"),
-            w.HBox([self.ruleset, self.level, self.side, self.first]), w.HBox([self.bot, self.use_bot]),
-            self.setup_row, self.confirm_row,
-            w.HBox([self.board, panel]), files, self.record,
-        ]
+        panel = w.VBox([_html("sl-title", "Play against the computer"), self.status, self.message, self.warning,
+                        self.settings, self.bot_row, self.setup_row, self.actions, self.confirm_row, self.beliefs,
+                        self.legend, self.trays, _html("sl-log-title", "<b>Moves and battles</b> (newest first)"),
+                        self.log_view, files], layout=w.Layout(width="420px", min_width="420px"))
+        panel.add_class("sl-panel")
+        board = w.VBox([self.board, self.ranks], layout=w.Layout(min_width="510px"))
+        self.children = [*head(), w.HBox([board, panel]), self.record, self.replay_box]
         _show(self.record, False)
         self.refresh()
 
     # -- handlers -------------------------------------------------------------------------------------
 
     def _act(self, action: Callable[[], object]) -> None:
-        """Run a controller action, show any error as a message, redraw."""
+        """Run a controller action, show any error as a message, redraw; then let the computer answer."""
         try:
             action()
         except (StrategolabError, ValueError) as e:
             self.controller.say(str(e), "error")
         self.refresh()
+        self._computer_moves()  # after a restore or an answer the computer may be to move
 
     def _settings_changed(self, _change: object) -> None:
         c = self.controller
@@ -406,7 +545,7 @@ class PlayWidget(w.VBox):
         from strategolab.engines import UccEngine
 
         command = self.bot.value.strip()
-        self.controller.use_opponent((lambda: UccEngine(command)) if command else None)
+        self.controller.use_opponent((lambda _level, _seed: UccEngine(command)) if command else None)
 
     def _setup_chosen(self, change: dict) -> None:
         if change["new"] and not self._refreshing:
@@ -418,7 +557,8 @@ class PlayWidget(w.VBox):
 
     def _begin(self) -> None:
         self._act(self.controller.begin)
-        self._computer_moves()
+        if self.controller.phase != SETUP and self.board.home is not None:
+            self.board.buttons[self.board.home].focus()  # the Begin button is gone: the keyboard goes on on the board
 
     def _square(self, sq: Square) -> None:
         """A click on a square: the controller decides; after the human's move the computer answers."""
@@ -431,15 +571,17 @@ class PlayWidget(w.VBox):
         c = self.controller
         if c.computer_to_move:
             self.status.value = "<b>The computer is thinking…</b>"
-            self._act(c.computer_reply)
+            try:
+                c.computer_reply()
+            except (StrategolabError, ValueError) as e:
+                c.say(str(e), "error")
+            self.refresh()
 
     def _restore(self) -> None:
         self._act(lambda: self.controller.restore(self.path.value))
-        self._computer_moves()  # the restored match may have the computer to move
 
     def _answer(self, yes: bool) -> None:
         self._act(lambda: self.controller.confirm(yes))
-        self._computer_moves()  # a restored match may have the computer to move
 
     def _export(self) -> None:
         c = self.controller
@@ -448,50 +590,108 @@ class PlayWidget(w.VBox):
         except ValueError as e:
             c.say(str(e), "error")
         else:
-            c.say("The game in the kit's notation is below; a saved file is the same record, ready for the "
-                   "replay notebook.")
+            c.say("The game in the kit's notation is below" + (
+                "; the computer's setup stays sealed until the game is over." if c.phase == PLAY else
+                ": the complete record, both setups, ready for the replay notebook."))
             _show(self.record, True)
+            self._exported = (c.state, len(c.log), c.phase)
+        self.refresh()
+
+    def _replay(self) -> None:
+        """The finished game in the replay widget, below the board, everything revealed."""
+        c = self.controller
+        if c.phase != OVER:
+            return
+        for old in self.replay_box.children:
+            old.close()
+        self.replay_box.children = [ReplayWidget(ReplayController(c.game()))]
+        c.say("The finished game is open in the replay widget below.")
         self.refresh()
 
     # -- drawing ----------------------------------------------------------------------------------------
 
     _refreshing = False
+    _exported: tuple[object, int, str] | None = None  # what the export on show was made of
 
     def refresh(self) -> None:
         """Redraw everything from the controller (only changed parts reach the browser)."""
         c = self.controller
         self._refreshing = True
         try:
-            setup = c.phase == SETUP
+            setup, playing = c.phase == SETUP, c.phase == PLAY
             for dd, value in ((self.ruleset, c.ruleset.name), (self.level, c.level), (self.side, c.human),
                               (self.first, c.first)):
                 dd.value = value
                 dd.disabled = not setup
-            self.bot.disabled = self.use_bot.disabled = not setup
+            _show(self.settings, setup)
+            _show(self.bot_row, setup)
             _show(self.setup_row, setup)
+            _show(self.actions, not setup)
             if setup:
                 names = [("Ready-made setup…", ""), *((n, n) for n in c.setup_names())]
                 if list(self.setup_choice.options) != names:
                     self.setup_choice.options = names
-                self.setup_choice.value = ""
-            self.board.show(c.cells(), c.ruleset, flip=c.human == BLUE)
+                self.setup_choice.value = c.setup_name if c.setup_name in dict(names).values() else ""
+            self.take_back.disabled = not c.can_take_back
+            self.hint.disabled = self.resign.disabled = not c.human_to_move
+            _show(self.replay_button, c.phase == OVER)
+            for button in (self.take_back, self.hint, self.resign):  # after the end: New game and Replay
+                _show(button, playing)
+            # While the computer thinks (it answers at once) your pieces keep their look: fewer squares to redraw.
+            self.board.show(c.cells(), c.ruleset, flip=c.human == BLUE, keep="sl-movable" * c.computer_to_move)
             self.status.value = f"<b>{html.escape(c.status())}</b>"
             self.message.value = _message(c.message, c.message_kind)
             warning = c.warning
             self.warning.value = f'<span class="sl-warning-text">{html.escape(warning)}</span>' if warning else ""
-            self.beliefs.disabled = c.phase != PLAY or not hasattr(c.opponent, "beliefs")
-            self.legend.value = (
-                "Outline on your pieces: <span style='color:#E03131'>red</span> the computer has (almost) "
-                "found it, <span style='color:#F08C00'>orange</span> it suspects, "
-                "<span style='color:#2F9E44'>green</span> it is far off; the second line is its best guess."
-                + _reasoning(c.reasoning()) if c.show_beliefs and c.phase == PLAY else "")
+            self.beliefs.disabled = not playing or not hasattr(c.opponent, "beliefs")
+            _show(self.beliefs, playing)
+            self._show_beliefs(c.show_beliefs and playing)
+            self._show_trays()
             self._show_log()
             pending = c.pending
             _show(self.confirm_row, pending is not None)
             self.question.value = f"<b>{html.escape(pending.question)}</b>" if pending else ""
             self.save.disabled = self.export.disabled = c.state is None
+            if self._exported != (c.state, len(c.log), c.phase):  # an export of an earlier position: away
+                _show(self.record, False)
         finally:
             self._refreshing = False
+
+    def _show_beliefs(self, on: bool) -> None:
+        c = self.controller
+        value = ""
+        if on:
+            hint = c.hinted.reason if c.hinted is not None else ""
+            text = c.reasoning() + (f"\n\n{hint}" if hint else "")
+            value = ("Outline on your pieces: <span style='color:#E03131'>red</span> the computer has (almost) "
+                     "found it, <span style='color:#F08C00'>orange</span> it suspects, "
+                     "<span style='color:#2F9E44'>green</span> it is far off; the second line is its guess "
+                     "(✓: it knows). No outline: it has no real idea yet."
+                     + (f'<div class="sl-reasoning-box"><div class="sl-reasoning">{html.escape(text)}</div></div>'
+                        if text else ""))
+        elif self.controller.hinted is not None:
+            value = f'<div class="sl-reasoning-box"><div class="sl-reasoning">' \
+                    f'{html.escape(self.controller.hinted.reason)}</div></div>'
+        if self.legend.value != value:
+            self.legend.value = value
+        self.log_view.layout.height = "150px" if value else "190px"
+
+    def _show_trays(self) -> None:
+        c = self.controller
+        rs = c.ruleset
+        value = ""
+        if c.state is not None:
+            lost = c.captured()
+            rows = []
+            for side, who in ((c.human, "You lost"), (c.computer, "The computer lost")):
+                tiles = "".join(_tile(rs.piece_type(name), side, rs) for name in lost[side]) or "nothing yet"
+                rows.append(f'<div class="sl-tray sl-tray-{PLAYER_NAMES[side].lower()}"><b>{who}:</b> {tiles}</div>')
+            value = "".join(rows)
+        if self.trays.value != value:
+            self.trays.value = value
+        ranks = ranks_legend(rs, c.human)
+        if self.ranks.value != ranks:
+            self.ranks.value = ranks
 
     def _show_log(self) -> None:
         log = self.controller.log
@@ -871,5 +1071,6 @@ class ReplayWidget(w.VBox):
             self.variations.children = buttons
 
 
-__all__ = ["CSS", "GUARD_CLASS", "KEYS_JS", "REPLAY_CSS", "REPLAY_KEYS_JS", "BoardView", "PlayWidget", "ReplayWidget",
-           "guard_keys", "head", "keyboard_script", "replay_keys_script"]
+__all__ = ["CSS", "GUARD_CLASS", "KEYS_JS", "REPLAY_CSS", "REPLAY_KEYS_JS", "VISITORS", "BoardView", "PlayWidget",
+           "ReplayWidget", "default_save_path", "guard_keys", "head", "keyboard_script", "ranks_legend",
+           "replay_keys_script", "symbol_svg"]

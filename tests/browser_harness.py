@@ -84,13 +84,14 @@ def free_port() -> int:
 
 
 def make_site(scratch: Path, notebooks: Iterable[str]) -> Path:
-    """What a server serves: copies of the notebooks, the ``pyproject.toml`` they find the root by, and the
-    shipped games (a link)."""
+    """What a server serves: copies of the notebooks, the ``pyproject.toml`` they find the root by, Voilà's
+    ``voila.json``, and the shipped games (a link)."""
     site = scratch / "site"
     (site / "notebooks").mkdir(parents=True)
     for name in notebooks:
         shutil.copy(ROOT / "notebooks" / name, site / "notebooks" / name)
-    shutil.copy(ROOT / "pyproject.toml", site / "pyproject.toml")
+    for name in ("pyproject.toml", "voila.json"):
+        shutil.copy(ROOT / name, site / name)
     (site / "data").symlink_to(ROOT / "data", target_is_directory=True)
     return site
 
@@ -161,14 +162,16 @@ class Server:
 
 
 class Lab(Server):
-    """JupyterLab serving copies of ``notebooks`` (names in ``notebooks/``)."""
+    """JupyterLab serving copies of ``notebooks`` (names in ``notebooks/``), in the light or dark ``theme``."""
 
     name = "jupyterlab"
     ready_path = "/api/status"
 
-    def __init__(self, scratch: Path, notebooks: Iterable[str] = ("play.ipynb", "replay.ipynb")) -> None:
+    def __init__(self, scratch: Path, notebooks: Iterable[str] = ("play.ipynb", "replay.ipynb"),
+                 theme: str = "JupyterLab Light") -> None:
         env = private_env(scratch)
-        for setting, value in SETTINGS.items():
+        settings = {**SETTINGS, "@jupyterlab/apputils-extension/themes.jupyterlab-settings": {"theme": theme}}
+        for setting, value in settings.items():
             target = Path(env["JUPYTER_CONFIG_DIR"]) / "lab" / "user-settings" / setting
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(value))
@@ -180,20 +183,20 @@ class Lab(Server):
 
 
 class Voila(Server):
-    """Voilà serving copies of ``notebooks`` as apps (``/voila/render/notebooks/<name>``), as the README's
-    app command does."""
+    """Voilà serving copies of ``notebooks`` as apps, as the README's app command does: ``voila notebooks/``
+    run where ``voila.json`` is (it removes the cells tagged ``not-in-app``)."""
 
     name = "voila"
-    ready_path = "/voila/tree"
+    ready_path = "/"
 
-    def __init__(self, scratch: Path, notebooks: Iterable[str] = ("play.ipynb",),
-                 extra: Iterable[str] = ()) -> None:
+    def __init__(self, scratch: Path, notebooks: Iterable[str] = ("play.ipynb",)) -> None:
         super().__init__(scratch, notebooks, [
-            "voila", "--no-browser", "--port={port}", "--Voila.ip=127.0.0.1", "--ServerApp.port_retries=0",
-            "--ServerApp.token=", "--ServerApp.password=", "--Voila.root_dir={site}", *extra], private_env(scratch))
+            "voila", "notebooks", "--no-browser", "--port={port}", "--Voila.ip=127.0.0.1",
+            "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password="], private_env(scratch))
 
     def app_url(self, notebook: str) -> str:
-        return f"{self.url}/voila/render/notebooks/{notebook}"
+        """The address of a notebook's app page."""
+        return f"{self.url}/voila/render/{notebook}"
 
 
 @contextlib.contextmanager

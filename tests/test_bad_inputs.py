@@ -578,8 +578,7 @@ def test_restore_a_missing_file_changes_nothing(match: PlayController, tmp_path:
 
 def test_restore_a_bad_seed_header_names_it(match: PlayController, tmp_path: Path) -> None:
     path = tmp_path / "m.sgn"
-    assert match.save(path)
-    path.write_text(path.read_text().replace('[Seed "0"]', '[Seed "²"]'))
+    path.write_text(write_game(match.game()).replace('[Seed "0"]', '[Seed "²"]'))  # a record written by hand
     assert not match.restore(path, confirm=True)
     assert '[Seed "²"]: expected a whole number' in match.message
     assert "invalid literal" not in match.message and match.in_progress

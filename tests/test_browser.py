@@ -15,7 +15,7 @@ import pytest
 from browser_harness import Lab, kept_on_failure, open_and_run, serving
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Browser, Page
 
 harness.require_browser()
 browser, page = harness.browser, harness.page  # the fixtures
@@ -38,6 +38,8 @@ def play_a_move(pg: Page, lab: Lab) -> None:
     pg.click(".sl-play .sl-begin")
     movable = pg.locator(".sl-play .sl-square.sl-movable").first
     movable.wait_for()
+    # Begin hands the keyboard focus to the board's cursor (bottom left); wait for it before moving it.
+    pg.wait_for_function("() => document.activeElement.classList.contains('sl-square-A1')")
     # Keyboard: the squares are native buttons, so Enter and Space press them.
     movable.focus()
     pg.keyboard.press("Enter")
@@ -117,3 +119,66 @@ def test_keys_inside_the_play_widget_never_reach_the_notebook(page: Page, lab: L
         for key in ("d", "d", "b", "a"):
             page.keyboard.press(key)
         assert notebook_cells(page) == before
+
+
+def square_of(pg: Page, selector: str) -> str:
+    """The name of the first square matching ``selector`` (``"C4"``)."""
+    classes = pg.locator(selector).first.get_attribute("class") or ""
+    return next(c for c in classes.split() if c.startswith("sl-square-")).removeprefix("sl-square-")
+
+
+def walk_cursor(pg: Page, to: str) -> None:
+    """Move the board's cursor with the arrow keys to square ``to`` (Red at the bottom: up is row + 1)."""
+    at = pg.evaluate("document.activeElement.className").split()
+    here = next(c for c in at if c.startswith("sl-square-")).removeprefix("sl-square-")
+    dc, dr = ord(to[0]) - ord(here[0]), int(to[1:]) - int(here[1:])
+    for key, n in (("ArrowRight" if dc > 0 else "ArrowLeft", abs(dc)), ("ArrowUp" if dr > 0 else "ArrowDown", abs(dr))):
+        for _ in range(n):
+            pg.keyboard.press(key)
+    assert pg.evaluate(f"document.activeElement.classList.contains('sl-square-{to}')"), (here, to)
+
+
+def test_a_whole_move_by_keyboard_alone_at_1366_by_768(browser: Browser, lab: Lab) -> None:
+    """At 1366×768 the widget fits with its files row and a log of more than seven entries; then a whole move
+    is played with the keyboard alone: Tab to Begin, the arrows, Enter, Escape, Space."""
+    pg = harness.new_page(browser, {"width": 1366, "height": 768})
+    with kept_on_failure(pg, lab, "keyboard-move"):
+        open_and_run(pg, lab, "play.ipynb")
+        pg.eval_on_selector(".sl-play", "e => e.scrollIntoView({block: 'start'})")
+        notebook = pg.locator(".jp-NotebookPanel .jp-WindowedPanel-outer, .jp-NotebookPanel .jp-Notebook").first
+        bottom = notebook.bounding_box()["y"] + notebook.bounding_box()["height"]
+        for control in (".sl-save", ".sl-restore", ".sl-export", ".sl-begin", ".sl-square-A1"):
+            box = pg.locator(f".sl-play {control}").bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= bottom, (control, box, bottom)
+        log = pg.locator(".sl-play .sl-log").bounding_box()
+        assert log and log["height"] >= 8 * 17, log  # room for more than seven entries
+        pg.locator(".sl-play .sl-ruleset select").focus()
+        for _ in range(6):  # the computer's level, your side, who moves first, Shuffle, Ready-made, Begin
+            pg.keyboard.press("Tab")
+        assert pg.evaluate("document.activeElement.classList.contains('sl-begin')")
+        pg.keyboard.press("Enter")
+        pg.wait_for_selector(".sl-play .sl-square.sl-movable")
+        pg.wait_for_function("() => document.activeElement.classList.contains('sl-square-A1')")
+        assert "A1: your" in (pg.evaluate("document.activeElement.getAttribute('aria-label')") or "")
+        piece = square_of(pg, ".sl-play .sl-square.sl-movable")
+        walk_cursor(pg, piece)
+        pg.keyboard.press("Enter")
+        pg.wait_for_selector(f".sl-play .sl-square-{piece}.sl-selected")
+        pg.keyboard.press("Escape")
+        pg.wait_for_selector(".sl-play .sl-square.sl-selected", state="detached")
+        pg.keyboard.press("Space")
+        pg.wait_for_selector(f".sl-play .sl-square-{piece}.sl-selected")
+        target = square_of(pg, ".sl-play .sl-square.sl-target")
+        walk_cursor(pg, target)
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => document.querySelectorAll('.sl-play .sl-log .sl-log-entry').length >= 2")
+        assert f"{piece}-{target}" in pg.inner_text(".sl-play .sl-log") or \
+            f"{piece}x{target}" in pg.inner_text(".sl-play .sl-log")
+        # One stop in the Tab order: from the first control after the board, Shift+Tab lands on the cursor
+        pg.locator(".sl-play .sl-take-back").focus()  # enabled now: there is a move to take back
+        pg.keyboard.press("Shift+Tab")
+        assert pg.evaluate("document.activeElement.classList.contains('sl-square')"), \
+            pg.evaluate("document.activeElement.outerHTML.slice(0, 300)")
+        pg.keyboard.press("Shift+Tab")
+        assert not pg.evaluate("document.activeElement.classList.contains('sl-square')")
+    pg.context.close()

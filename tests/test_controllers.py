@@ -19,6 +19,7 @@ import strategolab as sl
 from strategolab import BLUE, RED, Move, State, View, parse_square, square_name
 from strategolab.board import geometry
 from strategolab.controllers import (
+    BELIEF_SHOWN,
     CANCELLED,
     IGNORED,
     MOVED,
@@ -274,8 +275,20 @@ def test_beliefs_come_from_the_computers_view() -> None:
     assert all(cell.belief == "" for cell in c.cells())
     c.show_beliefs = True
     own = [cell for cell in c.cells() if cell.owner == RED]
-    assert all(cell.belief and cell.belief_level in (1, 2, 3) and "%" in cell.belief for cell in own)
+    # A guess is drawn only where the computer has a real idea (it is at least BELIEF_SHOWN sure) ...
+    for cell in own:
+        top = max(beliefs[cell.square].values())
+        if top >= BELIEF_SHOWN:
+            assert cell.belief_level in (1, 2, 3) and cell.belief.endswith(f"{top:.0%}"), cell
+        else:
+            assert not cell.belief and not cell.belief_level and "no real idea" in cell.hint, cell
+    assert any(cell.belief for cell in own) and any(not cell.belief for cell in own)
     assert all(cell.belief == "" for cell in c.cells() if cell.owner == BLUE)
+    # ... and at easy level, where nearly every piece reads "Bomb 21%", nothing is drawn before it learns more
+    easy = PlayController("classic", "easy", seed=3)
+    easy.begin()
+    easy.show_beliefs = True
+    assert not any(cell.belief for cell in easy.cells())
     assert PlayController("pocket", "random").beliefs() == {}
 
 
@@ -329,6 +342,155 @@ def test_save_and_restore_a_running_match(tmp_path: Path) -> None:
         ctl.click(rng.choice(ctl.targets))
         ctl.computer_reply()
     assert again.state == c.state
+
+
+def test_a_running_match_keeps_the_computers_setup_out_of_plain_view(tmp_path: Path) -> None:
+    """Export and the saved file hide the computer's setup and the seed while the match is on, restore is still
+    exact, and after the end both give the complete record."""
+    c = started()
+    path = tmp_path / "match.sgn"
+    assert c.save(path)
+    blue = next(line for line in sl.write_game(c.game()).splitlines() if line.startswith("[BlueSetup"))
+    for text in (path.read_text(), c.export()):
+        assert "[BlueSetup" not in text and "[Seed" not in text and '[Sealed "' in text
+        assert "[RedSetup" in text  # the player's own setup is theirs to see
+        assert blue.split('"')[1] not in text
+    again = PlayController("pocket", "random")
+    assert again.restore(path), again.message
+    assert again.state == c.state and again.seed == c.seed and again.phase == PLAY
+    path.write_text(path.read_text().replace('[Sealed "', '[Sealed "~~'))
+    assert not again.restore(path, confirm=True) and "[Sealed] header is damaged" in again.message
+    play_out(c, random.Random(3))
+    assert c.phase == OVER
+    assert blue in c.export() and "Sealed" not in c.export()
+    assert c.save(path) and blue in path.read_text()
+
+
+def test_take_back_your_move_and_the_reply(tmp_path: Path) -> None:
+    c = PlayController("classic", "easy", seed=4)
+    c.begin()
+    assert not c.can_take_back
+    with pytest.raises(ValueError, match="you have not moved yet"):
+        c.take_back()
+    before = c.state.copy()
+    first = c.movable()[0]
+    c.click(first)
+    c.click(c.targets[0])
+    reply = c.computer_reply()
+    assert reply is not None and c.can_take_back
+    c.take_back()
+    assert c.state == before and c.log == [] and c.human_to_move
+    assert "Took back your move" in c.message and str(reply.move) in c.message
+    # the record says so: the taken-back moves are a variation marked "taken back"
+    game = c.game()
+    (taken,) = game.variations
+    assert taken.starting_comment == "taken back" and [taken.move, *taken.mainline_moves()] == \
+        [Move(first, c.taken_back[0][1][0].to_square), reply.move]
+    # play on, differently; the beliefs follow the new moves, not the old ones of the same number
+    c.show_beliefs = True
+    c.click(c.movable()[-1])
+    c.click(c.targets[-1])
+    c.computer_reply()
+    assert c.beliefs() == c.opponent.beliefs(c.state.view(c.computer))
+    path = tmp_path / "m.sgn"
+    assert c.save(path)
+    again = PlayController()
+    assert again.restore(path) and again.taken_back == c.taken_back and again.state == c.state
+
+
+def test_resign_asks_then_ends_the_match(tmp_path: Path) -> None:
+    c = started()
+    assert not c.resign() and c.pending is not None and c.phase == PLAY
+    assert c.confirm(False) is False and c.phase == PLAY
+    c.resign()
+    assert c.confirm(True) and c.phase == OVER
+    assert c.outcome == sl.Outcome(sl.Termination.RESIGNATION, BLUE)
+    assert c.result_text() == "the computer wins: you resigned" and "resigned" in c.status()
+    assert all(cell.piece is not None for cell in c.cells() if cell.owner is not None)  # everything revealed
+    game = sl.read_game(c.export())
+    assert game.result == "0-1" and game.headers["Termination"] == "resignation"
+    path = tmp_path / "m.sgn"
+    assert c.save(path)
+    again = PlayController()
+    assert again.restore(path) and again.phase == OVER and again.outcome == c.outcome
+
+
+def test_a_hint_thinks_from_the_players_view_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    import strategolab.players as players
+
+    c = started()
+    seen: list[View] = []
+    real = players.make_player
+
+    def adviser(spec: str, seed: int = 0):  # -> Player
+        player = real(spec, seed)
+        choose = player.choose_move
+
+        def spy(view: View) -> Move:
+            seen.append(view)
+            return choose(view)
+
+        player.choose_move = spy  # type: ignore[method-assign]
+        return player
+
+    monkeypatch.setattr(players, "make_player", adviser)
+    hint = c.hint()
+    assert len(seen) == 1 and isinstance(seen[0], View) and seen[0].player == RED
+    assert hint.move in c.state.legal_moves and c.state.turn == RED  # nothing was played
+    assert hint.reason.startswith(f"In your place the computer would play {hint.move}")
+    assert "At easy level" in hint.reason and f"would play {hint.move}" in c.message
+    assert {cell.square for cell in c.cells() if cell.hinted} == set(hint.move)
+    c.click(c.movable()[0])
+    assert c.hinted is None and not any(cell.hinted for cell in c.cells())
+    c.click(c.targets[0])
+    with pytest.raises(ValueError, match="wait for the computer"):
+        c.hint()
+
+
+def test_captured_pieces_of_both_sides() -> None:
+    c = scripted("A1:rF E4:r5 E6:rB J10:bF E5:b4 H8:b3 A9:bB")
+    assert c.captured() == {RED: [], BLUE: []}
+    c.click(sq("E4"))
+    assert c.click(sq("E5")) == MOVED  # Lieutenant takes the Sergeant
+    assert c.captured() == {RED: [], BLUE: ["Sergeant"]}
+
+
+def test_messages_say_things_once_and_never_name_a_temporary_file(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    c = scripted("A1:rF B1:rB E4:rX J10:bF E6:b5")
+    assert c.click(sq("B1")) == REFUSED
+    assert c.message.lower().count("bomb on b1") == 1 and c.message.endswith(".")
+    assert c.click(sq("C5")) == REFUSED and "C5 is a lake" in c.message
+    c.click(sq("E4"))
+    assert c.click(sq("E5")) == MOVED and c.message == "The computer is thinking…"  # not the log line again
+    c.computer_reply()
+    assert c.message == "Your move."
+    assert not c.save(tmp_path / "missing" / "m.sgn")
+    assert f"there is no folder {tmp_path / 'missing'}" in c.message and ".tmp" not in c.message
+    tmp = str(tmp_path / ".m.sgn.x1y2.tmp")
+
+    def full(*args: object) -> None:
+        raise OSError(28, "No space left on device", tmp)
+
+    monkeypatch.setattr(os, "replace", full)
+    assert not c.save(tmp_path / "m.sgn")
+    assert "No space left on device" in c.message and tmp not in c.message and ".tmp" not in c.message
+
+
+def test_the_opponent_is_any_player_factory() -> None:
+    made: list[tuple[str, int]] = []
+
+    def factory(level: str, seed: int) -> RandomPlayer:
+        made.append((level, seed))
+        return RandomPlayer(seed)
+
+    c = PlayController("pocket", "bot", seed=9, opponent=factory)
+    assert isinstance(c.opponent, RandomPlayer) and made == [("bot", 9)]
+    c.begin()
+    play_out(c, random.Random(2), max_plies=20)
+    assert c.new_game() is False and c.confirm(True) and made[-1] == ("bot", 10)
+    with pytest.raises(TypeError, match="not callable"):
+        PlayController(opponent="hard")  # type: ignore[arg-type]
 
 
 def test_restore_asks_before_replacing_a_running_match(tmp_path: Path) -> None:

@@ -531,7 +531,7 @@ def test_the_play_controller_plays_an_external_bot_and_records_its_forfeit(tmp_p
     from strategolab.controllers import PlayController
 
     c = PlayController("ucc", "easy", seed=1)
-    c.use_opponent(lambda: UccEngine([*BOT, "--level", "random"], name="kit random bot"))
+    c.use_opponent(lambda _level, _seed: UccEngine([*BOT, "--level", "random"], name="kit random bot"))
     assert c.opponent is not None and c.opponent.name == "kit random bot"
     c.begin()
     engine = c.opponent
@@ -540,11 +540,14 @@ def test_the_play_controller_plays_an_external_bot_and_records_its_forfeit(tmp_p
     legal = c.targets
     c.click(legal[0])
     assert c.computer_reply() is not None and c.human_to_move
+    assert not c.can_take_back  # the program keeps its own game: nothing can be taken back from it
+    with pytest.raises(ValueError, match="cannot take moves back"):
+        c.take_back()
     pid = engine.pid
     c.new_game(confirm=True)  # abandoning the match ends the program
     assert gone(pid) and c.opponent is not engine
     # A program that talks nonsense loses the match, with the reason in the record.
-    c.use_opponent(lambda: UccEngine(bot_script(tmp_path, "garbage"), name="chatterbox"))
+    c.use_opponent(lambda _level, _seed: UccEngine(bot_script(tmp_path, "garbage"), name="chatterbox"))
     c.configure(human=BLUE, first="computer")  # the protocol has Red move first
     c.begin()
     assert c.computer_reply() is None and c.phase == "over"
@@ -554,7 +557,7 @@ def test_the_play_controller_plays_an_external_bot_and_records_its_forfeit(tmp_p
     c.use_opponent(None)
     assert c.opponent is not None and c.opponent.name == "computer (easy)"
     with pytest.raises(ValueError, match="command"):
-        c.use_opponent(lambda: UccEngine(""))
+        c.use_opponent(lambda _level, _seed: UccEngine(""))
     assert c.opponent.name == "computer (easy)"
 
 

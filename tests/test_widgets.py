@@ -94,7 +94,10 @@ def test_deployment_by_clicks_and_ready_made_setups() -> None:
     assert "Shuffled" in pw.message.value
     name = pw.setup_choice.options[1][1]
     pw.setup_choice.value = name
-    assert name in pw.message.value and pw.setup_choice.value == ""
+    assert name in pw.message.value and pw.setup_choice.value == name  # the dropdown shows the setup in use
+    press(pw.board, "A1")
+    press(pw.board, "B2")
+    assert pw.setup_choice.value == ""  # changed by hand: no longer the ready-made one
     pw.ruleset.value = "pocket"
     assert c.ruleset == sl.POCKET and len(pw.board.buttons) == 36 and "sl-square-F6" in classes(
         pw.board.buttons[sq("F6")])
@@ -187,14 +190,19 @@ def test_export_beliefs_and_the_end() -> None:
     assert not pw.beliefs.disabled
     pw.beliefs.value = True
     own = [pw.board.buttons[s] for s in c.state.squares(RED)]
-    assert all("sl-belief" in classes(b) and "%" in b.description for b in own)
+    shown = [b for b in own if "sl-belief" in classes(b)]
+    assert shown and all("%" in b.description for b in shown)  # only where the computer has a real idea
     assert "the computer has (almost) found it" in pw.legend.value
     assert "sl-reasoning" not in pw.legend.value  # the computer has not moved yet: nothing to explain
     pw.board.buttons[c.movable()[0]].click()
     pw.board.buttons[c.targets[0]].click()
     assert len(c.log) == 2 and "sl-reasoning" in pw.legend.value
     last = c.log[-1].move
-    assert f"plays {last}" in pw.legend.value and c.reasoning().startswith("Blue (medium) plays")
+    assert f"The computer played {last}" in pw.legend.value and "At medium level" in c.reasoning()
+    assert "searched" not in c.reasoning() and "positions" not in c.reasoning()  # a learner's words
+    pw.export.click()  # during the match the computer's setup stays sealed
+    assert visible(pw.record) and "BlueSetup" not in pw.record.value and "[Sealed" in pw.record.value
+    assert "sealed" in pw.message.value
     pw.beliefs.value = False
     assert not any("sl-belief" in classes(b) for b in own) and "sl-reasoning" not in pw.legend.value
     rng = random.Random(1)
@@ -203,9 +211,14 @@ def test_export_beliefs_and_the_end() -> None:
         pw.board.buttons[rng.choice(c.targets)].click()
     assert c.phase == OVER and "Result:" in pw.log_view.value and "Game over" in pw.status.value
     assert not any("sl-unknown" in classes(b) for b in pw.board.buttons.values())  # all revealed
-    assert not visible(pw.record)
-    pw.export.click()
+    assert not visible(pw.record)  # the export of the running match went away with the next move
+    pw.export.click()  # after the end: the complete record, both setups in plain text
     assert visible(pw.record) and sl.read_game(pw.record.value).end().state() == c.state
+    assert "[BlueSetup" in pw.record.value and "Sealed" not in pw.record.value
+    assert visible(pw.replay_button) and not pw.replay_box.children
+    pw.replay_button.click()  # one click: the finished game in the replay widget
+    (replay,) = pw.replay_box.children
+    assert isinstance(replay, ReplayWidget) and replay.controller.game.end().state() == c.state
 
 
 def test_a_refresh_sends_only_what_changed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -402,3 +415,28 @@ def test_replay_game_browser_filters(tmp_path: Path) -> None:
     rw.game_choice.value = 3
     assert rw.controller.game_index == 3 and rw.controller.game.ruleset.name == "pocket"
 
+def test_take_back_hint_resign_and_trays_in_the_widget() -> None:
+    c = PlayController("classic", "easy", seed=21)
+    pw = PlayWidget(c)
+    assert not visible(pw.actions) and visible(pw.settings)
+    pw.begin.click()
+    assert visible(pw.actions) and not visible(pw.settings) and pw.take_back.disabled and not pw.hint.disabled
+    assert "You lost:</b> nothing yet" in pw.trays.value and "Marshal" in pw.ranks.value
+    assert pw.ranks.value.count("<svg") == 2  # Bomb and Flag drawn as symbols, not letters
+    flag = next(b for b in pw.board.buttons.values() if "sl-icon-flag" in classes(b))
+    assert flag.description == "F"  # the letter sits small in a corner, as the drawer puts it
+    pw.hint.click()
+    assert c.hinted is not None and "would play" in pw.message.value and "In your place" in pw.legend.value
+    assert {s for s, b in pw.board.buttons.items() if "sl-hint" in classes(b)} == set(c.hinted.move)
+    before, move = c.state.copy(), c.hinted.move
+    pw.board.buttons[move.from_square].click()  # the hint goes away with the next click
+    assert c.hinted is None and not any("sl-hint" in classes(b) for b in pw.board.buttons.values())
+    pw.board.buttons[move.to_square].click()
+    assert len(c.log) == 2 and not pw.take_back.disabled
+    pw.take_back.click()
+    assert c.state == before and "Took back" in pw.message.value and pw.take_back.disabled
+    pw.resign.click()
+    assert visible(pw.confirm_row) and "Resign" in pw.question.value and c.phase == PLAY
+    pw.yes.click()
+    assert c.phase == OVER and "you resigned" in pw.status.value and visible(pw.replay_button)
+    assert not visible(pw.beliefs) and not visible(pw.hint) and not visible(pw.resign)
