@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import sys
+import threading
+import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, NamedTuple, NoReturn
 
@@ -33,21 +36,24 @@ from strategolab.archive import (
     to_game,
     to_gravon,
 )
-from strategolab.errors import RecordError
+from strategolab.errors import RecordError, printable
 from strategolab.files import atomic_output
 from strategolab.gravon import GravonError, GravonGame, Part, dump_gravon, dump_gravon_zip, read_part, split_parts
 from strategolab.notation import ScannedGame, read_games, scan_games, write_game
+from strategolab.processes import worker_pool
 from strategolab.records import Game
 from strategolab.rules import get_ruleset
 
-OK, PROBLEMS, USAGE = 0, 1, 2  # exit codes
+OK, PROBLEMS, USAGE, INTERNAL = 0, 1, 2, 3  # exit codes; interrupted: 128 + the signal's number
 NOTATION_SUFFIXES = (".sgn",)
 GRAVON_SUFFIXES = (".xml", ".zip")
 
 EXIT_CODES = """exit codes:
   0  everything was read (and written) without a problem
   1  problems were found: errors in the input, or games that could not be converted
-  2  the command line was wrong, or an input or output path cannot be used"""
+  2  the command line was wrong, or an input or output path cannot be used
+  3  an internal error: a bug in strategolab, not a problem with the input (please report it)
+  130, 143  interrupted (Ctrl-C, SIGTERM): the output file is left as it was"""
 FORMATS = """formats (chosen by the file name's ending):
   .sgn   the kit's own notation (docs/notation.md), any number of games per file
   .xml   one Gravon game (strados2 XML, as in the Gravon archive)
@@ -97,7 +103,10 @@ def _checked(game: GravonGame) -> Item:
     if rs is None or not game.has_setup:
         why = UNREPRESENTABLE.get(game.game_type, "the file has no <field>, so there is nothing to replay")
         return item._replace(warnings=(*item.warnings, f"{game.source}: not checked: {why}"))
-    played = replay(game, rs)
+    try:
+        played = replay(game, rs)
+    except GravonError as e:  # a piece the rule set's army lacks
+        return item._replace(errors=(str(e),))
     return item if played.ok else item._replace(errors=(played.describe(),))
 
 
@@ -108,7 +117,7 @@ def _converted(game: GravonGame) -> Item:
         return item._replace(text=write_game(to_game(game)))
     except UnrepresentableError as e:
         return item._replace(skipped=e.message)
-    except ConversionError as e:
+    except RecordError as e:  # ConversionError, or a GravonError: a field the game's army cannot hold
         return item._replace(errors=(str(e),))
 
 
@@ -177,7 +186,7 @@ def items(files: list[Path], work: Callable[[Part], list[Item]], jobs: int, *,
         f: list(split_parts([f])) for f in files if f.suffix.lower() in GRAVON_SUFFIXES}
     todo = [p for ps in parts.values() for p in ps if not isinstance(p, GravonError)]
     workers = min(jobs, len(todo))
-    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    pool = worker_pool(workers) if workers > 1 else None
     try:
         done = pool.map(work, todo) if pool is not None else map(work, todo)
         for f in files:
@@ -529,7 +538,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play games between two computer players (strategolab.players) and write them to a .sgn "
                     "file, each with its result and termination. Games are reproducible from --seed.",
         epilog="players: random, easy, medium, hard\n\nexit codes:\n  0  the games were written\n"
-               "  2  the command line was wrong, or the output path cannot be used")
+               "  2  the command line was wrong, or the output path cannot be used\n"
+               "  3  an internal error: a bug in strategolab (please report it)\n"
+               "  130, 143  interrupted (Ctrl-C, SIGTERM): the output file is left as it was")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="the .sgn file to write")
     p.add_argument("-n", "--games", type=_positive, default=1, metavar="N", help="how many games (default 1)")
     p.add_argument("--ruleset", default="classic", help="rule set name (default classic)")
@@ -545,16 +556,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, so that the output's temporary file is removed as on Ctrl-C."""
+
+    signum = signal.SIGTERM
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Interrupted
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While the command runs, SIGTERM unwinds it like Ctrl-C (only the main thread can set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (see ``strategolab --help``)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        with _sigterm_interrupts():
+            return args.run(args)
     except (UsageError, RecordError) as e:  # RecordError: a Gravon zip that cannot be opened at all
         _usage(parser, str(e))
     except OSError as e:  # an output that cannot be written: a full disk, no permission
-        _usage(parser, f"{e.filename or ''}: {e.strerror or e}")
+        where = f"{printable(os.fspath(e.filename))}: " if e.filename else ""
+        _usage(parser, f"{where}{e.strerror or e}")
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        print(f"strategolab: interrupted ({signal.Signals(signum).name}); no output was written",
+              file=sys.stderr)
+        return 128 + signum
+    except Exception as e:  # anything else is a bug in the kit, never the input's fault
+        traceback.print_exc()
+        print(f"strategolab: internal error (a bug in strategolab, not a problem with the input; please "
+              f"report it with the traceback above): {type(e).__name__}: {printable(str(e))}", file=sys.stderr)
+        return INTERNAL
 
 
 def _usage(parser: argparse.ArgumentParser, message: str) -> NoReturn:

@@ -11,6 +11,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+# What a failing write or close raises without a file name: a full disk or quota, a file over the size limit,
+# a file system gone read-only or failing.
+_WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
+
 
 @contextmanager
 def atomic_output(path: str | os.PathLike[str], binary: bool = False) -> Iterator[IO[Any]]:
@@ -20,13 +24,21 @@ def atomic_output(path: str | os.PathLike[str], binary: bool = False) -> Iterato
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "this is a folder; expected the name of a file to write",
                                 os.fspath(path) or ".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as e:  # named after the file the user asked for, not the temporary one
+        raise type(e)(e.errno, f"{e.strerror} (cannot create a file in {target.parent})", os.fspath(path)) from e
     try:
         os.chmod(tmp, _mode(target))  # mkstemp makes the file private; a saved record is an ordinary file
         with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             yield f
         os.replace(tmp, target)
-    except BaseException:
+    except OSError as e:
+        os.unlink(tmp)
+        if e.filename is None and e.errno in _WRITE_ERRORS:  # a write that failed names no file: name it
+            raise type(e)(e.errno, e.strerror, os.fspath(path)) from e
+        raise
+    except BaseException:  # also Ctrl-C and (in the command line) SIGTERM: no half-written file stays behind
         os.unlink(tmp)
         raise
 
