@@ -38,7 +38,16 @@ from strategolab.archive import (
 )
 from strategolab.errors import RecordError, printable
 from strategolab.files import atomic_output
-from strategolab.gravon import GravonError, GravonGame, Part, dump_gravon, dump_gravon_zip, read_part, split_parts
+from strategolab.gravon import (
+    GravonError,
+    GravonGame,
+    Part,
+    close_parts,
+    dump_gravon,
+    dump_gravon_zip,
+    read_part,
+    split_parts,
+)
 from strategolab.notation import ScannedGame, read_games, scan_games, write_game
 from strategolab.processes import worker_pool
 from strategolab.records import Game
@@ -198,6 +207,7 @@ def items(files: list[Path], work: Callable[[Part], list[Item]], jobs: int, *,
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+        close_parts()
 
 
 def count_games(files: list[Path]) -> int | None:

@@ -79,6 +79,7 @@ _NON_SPACE = re.compile(r"\S")
 _HEADER = re.compile(r'\[[ \t]*+([A-Za-z][A-Za-z0-9_]*+)[ \t]*+"((?:[^"\\\r]++|\\[^\r])*+)"[ \t]*+\]\s*+')
 _WORD = re.compile(r"\S+")
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_BLANKS = re.compile(r"[ \t]*")
 
 # Where a comment goes: the game (before any move), the last move, or the next move (after "(" or a number).
 _ROOT, _NODE, _START = 0, 1, 2
@@ -374,14 +375,13 @@ def _start_state(values: dict[str, str], rs: Ruleset, fail: _Fail) -> State:
 
 def _header_problem(line: str) -> tuple[int, str]:
     """Column and message for a header line that does not parse: say what is wrong, not just that it is."""
-    i = len(line) - len(line[1:].lstrip(" \t"))
+    i = _BLANKS.match(line, 1).end()  # type: ignore[union-attr]  # indexes, not slices: a line may be long
     key = _KEY.match(line, i)
     if key is None:
-        return i + 1, f"found {_show(line[i:])}, expected a header name after '[', like [Event \"...\"]"
-    i = key.end()
-    j = i + len(line[i:]) - len(line[i:].lstrip(" \t"))
+        return i + 1, f"found {_show(line[i:i + 40])}, expected a header name after '[', like [Event \"...\"]"
+    j = _BLANKS.match(line, key.end()).end()  # type: ignore[union-attr]
     if line[j:j + 1] != '"':
-        return j + 1, f"found {_show(line[j:])}, expected a quoted value after the header name {key.group()}"
+        return j + 1, f"found {_show(line[j:j + 40])}, expected a quoted value after the header name {key.group()}"
     k = j + 1
     while k < len(line) and line[k] != '"':
         if line[k] == "\r" or line[k:k + 2] == "\\\r":
@@ -390,13 +390,13 @@ def _header_problem(line: str) -> tuple[int, str]:
         k += 2 if line[k] == "\\" else 1
     if k >= len(line):
         return len(line) + 1, "found the end of the line, expected '\"' to close the header value"
-    k += 1
-    k += len(line[k:]) - len(line[k:].lstrip(" \t"))
+    k = _BLANKS.match(line, k + 1).end()  # type: ignore[union-attr]
     if line[k:k + 1] != "]":
-        return k + 1, f"found {_show(line[k:])}, expected ']' to close the header"
-    rest = k + 1 + len(line[k + 1:]) - len(line[k + 1:].lstrip())
-    if rest < len(line):
-        return rest + 1, f"found {_show(line[rest:])} after the header, expected nothing more on its line"
+        return k + 1, f"found {_show(line[k:k + 40])}, expected ']' to close the header"
+    rest = _NON_SPACE.search(line, k + 1)
+    if rest is not None:
+        at = rest.start()
+        return at + 1, f"found {_show(line[at:at + 40])} after the header, expected nothing more on its line"
     return 1, 'found a line that does not read as a header, expected [Name "value"]'  # no case above names it
 
 

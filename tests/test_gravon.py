@@ -32,6 +32,7 @@ needs_archive = pytest.mark.skipif(
 RED_ROWS = "MBBBBBBCDD" "DDDDDDEEEE" "EFFFFGGGGH" "HHHIIIJJKL"
 BLUE_ROWS = "".join(chr(ord(c) + 12) for c in RED_ROWS)
 FIELD = RED_ROWS + "AA__AA__AA" * 2 + BLUE_ROWS
+BARRAGE_FIELD = "MBCDDELK" + "A" * 32 + "AA__AA__AA" * 2 + "A" * 32 + "YNOPPQXW"  # the eight pieces each
 
 
 def game_xml(moves: str = "", *, field: str | None = FIELD, game_type: str = "classic",
@@ -380,7 +381,7 @@ def make_zip(path: Path, members: dict[str, bytes]) -> Path:
 def test_zip_members_are_read_in_name_order_and_filtered(tmp_path: Path) -> None:
     good = game_xml(move_lines("A4 A5"))
     zpath = make_zip(tmp_path / "strados2014-0.zip", {
-        "classic-2014.0-2.xml": good, "barrage-2014.0-1.xml": good.replace(b"classic", b"barrage"),
+        "classic-2014.0-2.xml": good, "barrage-2014.0-1.xml": game_xml(field=BARRAGE_FIELD, game_type="barrage"),
         "classic-2014.0-1.xml": good, "notes.txt": b"not a game", "odd-name.xml": good})
     games = list(read_gravon(zpath))
     assert [g.source for g in games] == [f"{zpath}:{n}" for n in (
@@ -555,7 +556,7 @@ def test_mutated_zips_raise_only_gravon_error(tmp_path_factory: pytest.TempPathF
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("classic-1.xml", game_xml(move_lines("B4 B5", "K7 K6")))
-        zf.writestr("barrage-2.xml", game_xml(game_type="barrage"))
+        zf.writestr("barrage-2.xml", game_xml(field=BARRAGE_FIELD, game_type="barrage"))
     raw = bytearray(buffer.getvalue())
     for _ in range(data.draw(st.integers(1, 6))):
         where = data.draw(st.integers(0, len(raw) - 1))
