@@ -250,7 +250,7 @@ class Progress:
 
 
 def _progress(args: argparse.Namespace, files: list[Path]) -> Progress:
-    return Progress(count_games(files), not args.no_progress)
+    return Progress(count_games(files) if not args.no_progress else None, not args.no_progress)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

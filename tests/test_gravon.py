@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import pickle
 import zipfile
@@ -15,7 +16,9 @@ from hypothesis import strategies as st
 
 from strategolab import rules
 from strategolab.board import parse_square, square_name
+from strategolab.errors import RecordError
 from strategolab.gravon import (
+    GAME_TYPES,
     MAX_XML_BYTES,
     RESULT_TYPES,
     GravonError,
@@ -567,3 +570,34 @@ def test_mutated_zips_raise_only_gravon_error(tmp_path_factory: pytest.TempPathF
         list(read_gravon(path))
     except GravonError as e:
         assert (e.source or "").startswith(str(path))
+
+
+# Any letters on the setup rows, for any game type: a barrage or duell field may hold pieces its army lacks.
+_FIELD_LETTERS = "A" * 8 + "BCDEFGHIJKLM" + "NOPQRSTUVWXY"
+
+
+@st.composite
+def fields_of_any_army(draw: st.DrawFn) -> str:
+    cells = [draw(st.sampled_from(_FIELD_LETTERS)) for _ in range(80)]
+    return "".join(cells[:40]) + "AA__AA__AA" * 2 + "".join(cells[40:])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_type=st.sampled_from(GAME_TYPES), field=fields_of_any_army() | st.just(BARRAGE_FIELD))
+def test_fields_of_any_army_are_refused_or_replayed_never_crash(game_type: str, field: str) -> None:
+    """The reader refuses a field its game type's army cannot hold; whatever it lets through can be set up,
+    replayed and converted (or refused by a RecordError), never a KeyError half-way through a batch."""
+    from strategolab.archive import CONVERTIBLE, initial_state, replay, to_game
+
+    try:
+        game = parse_gravon(game_xml(move_lines("B4 B5"), field=field, game_type=game_type), "any.xml")
+    except GravonError as e:
+        assert "army does not have" in e.message and game_type in ("barrage", "duell")
+        return
+    rs = CONVERTIBLE.get(game_type)
+    if rs is None:
+        return
+    initial_state(game, rs)
+    replay(game, rs)
+    with contextlib.suppress(RecordError):
+        to_game(game)
