@@ -69,6 +69,7 @@ def test_help_describes_every_command_formats_and_exit_codes(capsys: pytest.Capt
     for command in ("validate", "convert", "info", "selfplay"):
         code, out, _ = run(capsys, command, "--help")
         assert code == OK and "exit codes:" in out and "usage: strategolab " + command in out
+        assert "3  an internal error: a bug in strategolab" in out and "130, 143  interrupted" in out
     for command in ("validate", "convert", "info"):
         help_text = build_parser().parse_args([command, "x", "-o", "y.sgn"] if command == "convert"
                                               else [command, "x"])
