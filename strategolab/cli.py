@@ -54,6 +54,7 @@ from strategolab.records import Game
 from strategolab.rules import get_ruleset
 
 OK, PROBLEMS, USAGE, INTERNAL = 0, 1, 2, 3  # exit codes; interrupted: 128 + the signal's number
+MESSAGE_CHARS = 2000  # a message line is cut to this many characters
 NOTATION_SUFFIXES = (".sgn",)
 GRAVON_SUFFIXES = (".xml", ".zip")
 
@@ -235,6 +236,8 @@ class Progress:
             self.bar.update()
 
     def print(self, message: str, file: IO[str] | None = None) -> None:
+        """Print one message line, control characters escaped (file and member names come from the input)."""
+        message = printable(message, MESSAGE_CHARS)
         out = file or sys.stdout
         if self.bar is not None:
             self.bar.write(message, file=out)

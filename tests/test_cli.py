@@ -304,12 +304,14 @@ def test_member_names_with_line_breaks_and_escape_codes_reach_no_terminal_raw(
     headers = [g.headers["Source"] for g in read_games(target)]
     assert sorted(headers) == ["m.zip:classic-1\\r\\nfake: 0 errors.xml",
                                "m.zip:classic-\\x1b[2J\\x1b]0;owned\\x07.xml"]
-    hostile = zip_of(tmp_path / "h.zip", {names[1]: gravon_member(moves=f'<move id="1" source="{"Z" * 3_900_000}" '
-                                                                         f'target="E5"/>')})
+    hostile = zip_of(tmp_path / "h.zip", {
+        names[1]: gravon_member(moves=f'<move id="1" source="{"Z" * 3_900_000}" target="E5"/>'),
+        names[0]: gravon_member(moves='<move id="1" source="A1" target="A2"/>')})  # illegal: a replay error
     code, out, err = run(capsys, "validate", str(hostile))
     assert code == PROBLEMS
-    assert "\x1b" not in out + err and "\x07" not in out + err and len(out) < 1000, out[:300]
+    assert "\x1b" not in out + err and "\x07" not in out + err and "\r" not in out and len(out) < 1000, out[:300]
     assert "h.zip:classic-\\x1b[2J\\x1b]0;owned\\x07.xml:1:" in out and "(3,900,000 characters)" in out
+    assert "h.zip:classic-1\\r\\nfake: 0 errors.xml: move 1 A1-A2 is illegal" in out
 
 
 def test_an_internal_error_has_its_own_exit_code_and_says_so(capsys: pytest.CaptureFixture[str], good: Path,
