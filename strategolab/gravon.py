@@ -116,11 +116,8 @@ def _tag(name: str) -> str:
 
 
 class GravonError(RecordError):
-    """A Gravon file the reader cannot use: bad XML, a refused DTD, an oversize file, a bad move or field."""
-
-    def __reduce__(self) -> tuple[type[GravonError], tuple[str, str | None, int | None, int | None]]:
-        # Keep source, line and column when the error crosses a process boundary (multiprocessing).
-        return type(self), (self.message, self.source, self.line, self.column)
+    """A Gravon file the reader cannot use: bad XML, a refused DTD, an oversize file, a bad move or field
+    (it pickles with its place, as every RecordError does, to cross from worker processes)."""
 
 
 @dataclass(frozen=True, slots=True, repr=False)

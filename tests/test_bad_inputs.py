@@ -812,3 +812,15 @@ def test_messages_quote_control_characters_and_shorten_long_values() -> None:
         with pytest.raises(RecordError) as info:
             list(read_games(f'[Result "{value}"]\n{SETUPS}\n*\n'))
         assert "\x1b" not in str(info.value) and len(str(info.value)) < 300
+
+
+def test_record_errors_pickle_with_their_place() -> None:
+    """Games keep their reading errors (game.errors), so pickling a game pickles them."""
+    import pickle
+
+    from strategolab.archive import ConversionError
+
+    for error in (RecordError("bad", "a.sgn", 3, 4), ConversionError("illegal", "m.zip:x.xml")):
+        back = pickle.loads(pickle.dumps(error))
+        assert (type(back), str(back), back.message, back.source, back.line) == (
+            type(error), str(error), error.message, error.source, error.line)
