@@ -49,7 +49,7 @@ from strategolab.gravon import (
     split_parts,
 )
 from strategolab.notation import ScannedGame, read_games, scan_games, write_game
-from strategolab.processes import worker_pool
+from strategolab.processes import stop_now, worker_pool
 from strategolab.records import Game
 from strategolab.rules import get_ruleset
 
@@ -205,6 +205,11 @@ def items(files: list[Path], work: Callable[[Part], list[Item]], jobs: int, *,
                 continue
             for p in parts[f]:
                 yield from [Item(str(f), errors=(str(p),))] if isinstance(p, GravonError) else next(done)
+    except BaseException:  # interrupted, or the caller stopped reading: the work still running is not wanted
+        if pool is not None:
+            stop_now(pool)
+            pool = None
+        raise
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)

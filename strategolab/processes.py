@@ -23,6 +23,18 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, initializer=_watch_parent, initargs=(os.getpid(),))
 
 
+def stop_now(pool: ProcessPoolExecutor) -> None:
+    """End the pool at once, its running work too (an interrupted command wants no more of it); the standard
+    ``shutdown`` would wait for the work already handed to the workers."""
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _watch_parent(parent: int) -> None:
     """Run in each worker as it starts: ignore Ctrl-C, and exit once ``parent`` is no longer the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)

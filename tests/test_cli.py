@@ -366,7 +366,8 @@ def _wait_for(condition: Callable[[], object], seconds: float = 60) -> None:
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGKILL"])
 def test_a_killed_convert_leaves_no_temporary_file_nor_workers(tmp_path: Path, how: str) -> None:
     target = tmp_path / "all.sgn"
-    child = subprocess.Popen([sys.executable, "-m", "strategolab", "convert", str(ARCHIVE), "-o", str(target),
+    month = ARCHIVE / "strados2014-0.zip"  # about a thousand games: seconds of work for two workers
+    child = subprocess.Popen([sys.executable, "-m", "strategolab", "convert", str(month), "-o", str(target),
                               "-j", "2", "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         _wait_for(lambda: list(tmp_path.glob(".all.sgn.*.tmp")) and len(_children(child.pid)) >= 2)
