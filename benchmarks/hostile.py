@@ -5,7 +5,8 @@
 Each case writes its input to a scratch folder and runs ``python -m strategolab ...`` in a child process
 (with the same interpreter and ``PYTHONPATH``, so pointing ``PYTHONPATH`` at another checkout measures
 that code); the child's peak resident memory comes from ``os.wait4`` (``ru_maxrss``), the time is wall
-clock.  Memory is also shown as a multiple of the input's size.  ``--limit-gb`` caps the child's address
+clock.  Memory is also shown as a multiple of the input's size, after taking off the peak of the same
+command on a one-game file (the interpreter and the kit themselves).  ``--limit-gb`` caps the child's address
 space, so a reader that would take 8 GB fails with a MemoryError instead of taking the machine down.
 
 Cases: a 10 MB and a 50 MB header value (``validate`` and ``info``), the same 10 MB value with its closing
@@ -112,6 +113,10 @@ def main() -> None:
     print(f"code under test: {probe}")
     print(f"{'case':<10} {'command':<12} {'input MB':>9} {'seconds':>8} {'peak MiB':>9} {'x input':>8} {'exit':>5}")
     with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp) / "one.sgn"
+        small.write_text(f"{SETUPS}\n*\n")
+        base = run(["validate", str(small)], limit)[1]
+        print(f"baseline (validate, one small game): {base:.0f} MiB")
         for name in chosen:
             make, commands = cases[name]
             path = make(Path(tmp))
@@ -119,7 +124,7 @@ def main() -> None:
             for command in commands:
                 seconds, peak, code = run([*command, "--no-progress", str(path)], limit)
                 print(f"{name:<10} {' '.join(command):<12} {size / MB:>9.1f} {seconds:>8.1f} {peak:>9.0f} "
-                      f"{peak * MB / size if size else 0:>8.1f} {code:>5}", flush=True)
+                      f"{(peak - base) * MB / size:>8.1f} {code:>5}", flush=True)
             path.unlink()
 
 
