@@ -16,8 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from strategolab.board import square_name
-from strategolab.errors import IllegalMoveError, RecordError, SetupError
-from strategolab.gravon import RESULT_TYPES, GravonGame, dump_gravon, dump_gravon_zip, encode_field, read_gravon
+from strategolab.errors import IllegalMoveError, RecordError, SetupError, printable
+from strategolab.gravon import (
+    RESULT_TYPES,
+    GravonError,
+    GravonGame,
+    dump_gravon,
+    dump_gravon_zip,
+    encode_field,
+    read_gravon,
+)
 from strategolab.records import Game, GameNode
 from strategolab.rules import (
     BARRAGE,
@@ -49,12 +57,17 @@ def ruleset_for(game_type: str) -> Ruleset:
 
 
 def initial_state(game: GravonGame, ruleset: Ruleset | None = None) -> State:
-    """The position before the first move: both setups from the game's field."""
+    """The position before the first move: both setups from the game's field.  Raises GravonError for a
+    piece the rule set's army does not have (the reader refuses those for Gravon's own small armies)."""
     rs = ruleset or ruleset_for(game.game_type)
     state = State(rs)
     by_name = {p.name: p for p in rs.piece_types}
     for sq, (owner, name) in game.placements.items():
-        state.set_piece(sq, Piece(owner, by_name[name]))
+        kind = by_name.get(name)
+        if kind is None:
+            raise GravonError(f"the field has a {name} on {square_name(sq)}, which the {rs.name} army does not "
+                              f"have (it has {', '.join(by_name)})", game.source)
+        state.set_piece(sq, Piece(owner, kind))
     return state
 
 
@@ -202,7 +215,11 @@ def _verify_one(path: str, ruleset_name: str | None, check: bool) -> Report:
             base = _named_ruleset(ruleset_name)
             rs = base if game.game_type == "classic" else base.replace(name=f"{base.name}-barrage",
                                                                       army=BARRAGE.army)
-        r = replay(game, rs, check=check)
+        try:
+            r = replay(game, rs, check=check)
+        except GravonError as e:  # a piece the rule set's army lacks
+            report.problems.append(str(e))
+            continue
         report.games += 1
         report.moves += len(r.state.move_stack)
         if r.ok:
@@ -489,7 +506,8 @@ def to_game(game: GravonGame) -> Game:
     headers = {"Site": "Gravon", "Red": game.players[0], "Blue": game.players[1], "Result": result,
                "Termination": words, "GravonResult": "" if game.result_type is None else str(game.result_type),
                "Source": source_name(game.source)}
-    record.headers.update((k, v) for k, v in headers.items() if v)
+    # Names come from the file: control characters (a line break in a zip member name) are written as escapes.
+    record.headers.update((k, printable(v)) for k, v in headers.items() if v)
     record.comment = " ".join(notes)
     return record
 

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import sys
+import threading
+import traceback
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, NamedTuple, NoReturn
 
@@ -34,21 +37,34 @@ from strategolab.archive import (
     to_game,
     to_gravon,
 )
-from strategolab.errors import RecordError
+from strategolab.errors import RecordError, printable
 from strategolab.files import atomic_output
-from strategolab.gravon import GravonError, GravonGame, Part, dump_gravon, dump_gravon_zip, read_part, split_parts
+from strategolab.gravon import (
+    GravonError,
+    GravonGame,
+    Part,
+    close_parts,
+    dump_gravon,
+    dump_gravon_zip,
+    read_part,
+    split_parts,
+)
 from strategolab.notation import ScannedGame, read_games, scan_games, write_game
+from strategolab.processes import stop_now, worker_pool
 from strategolab.records import Game
 from strategolab.rules import get_ruleset
 
-OK, PROBLEMS, USAGE = 0, 1, 2  # exit codes
+OK, PROBLEMS, USAGE, INTERNAL = 0, 1, 2, 3  # exit codes; interrupted: 128 + the signal's number
+MESSAGE_CHARS = 2000  # a message line is cut to this many characters
 NOTATION_SUFFIXES = (".sgn",)
 GRAVON_SUFFIXES = (".xml", ".zip")
 
 EXIT_CODES = """exit codes:
   0  everything was read (and written) without a problem
   1  problems were found: errors in the input, or games that could not be converted
-  2  the command line was wrong, or an input or output path cannot be used"""
+  2  the command line was wrong, or an input or output path cannot be used
+  3  an internal error: a bug in strategolab, not a problem with the input (please report it)
+  130, 143  interrupted (Ctrl-C, SIGTERM): the output file is left as it was"""
 FORMATS = """formats (chosen by the file name's ending):
   .sgn   the kit's own notation (docs/notation.md), any number of games per file
   .xml   one Gravon game (strados2 XML, as in the Gravon archive)
@@ -98,7 +114,10 @@ def _checked(game: GravonGame) -> Item:
     if rs is None or not game.has_setup:
         why = UNREPRESENTABLE.get(game.game_type, "the file has no <field>, so there is nothing to replay")
         return item._replace(warnings=(*item.warnings, f"{game.source}: not checked: {why}"))
-    played = replay(game, rs)
+    try:
+        played = replay(game, rs)
+    except GravonError as e:  # a piece the rule set's army lacks
+        return item._replace(errors=(str(e),))
     return item if played.ok else item._replace(errors=(played.describe(),))
 
 
@@ -109,7 +128,7 @@ def _converted(game: GravonGame) -> Item:
         return item._replace(text=write_game(to_game(game)))
     except UnrepresentableError as e:
         return item._replace(skipped=e.message)
-    except ConversionError as e:
+    except RecordError as e:  # ConversionError, or a GravonError: a field the game's army cannot hold
         return item._replace(errors=(str(e),))
 
 
@@ -178,7 +197,7 @@ def items(files: list[Path], work: Callable[[Part], list[Item]], jobs: int, *,
         f: list(split_parts([f])) for f in files if f.suffix.lower() in GRAVON_SUFFIXES}
     todo = [p for ps in parts.values() for p in ps if not isinstance(p, GravonError)]
     workers = min(jobs, len(todo))
-    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    pool = worker_pool(workers) if workers > 1 else None
     try:
         done = pool.map(work, todo) if pool is not None else map(work, todo)
         for f in files:
@@ -187,9 +206,15 @@ def items(files: list[Path], work: Callable[[Part], list[Item]], jobs: int, *,
                 continue
             for p in parts[f]:
                 yield from [Item(str(f), errors=(str(p),))] if isinstance(p, GravonError) else next(done)
+    except BaseException:  # interrupted, or the caller stopped reading: the work still running is not wanted
+        if pool is not None:
+            stop_now(pool)
+            pool = None
+        raise
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+        close_parts()
 
 
 def count_games(files: list[Path]) -> int | None:
@@ -217,6 +242,8 @@ class Progress:
             self.bar.update()
 
     def print(self, message: str, file: IO[str] | None = None) -> None:
+        """Print one message line, control characters escaped (file and member names come from the input)."""
+        message = printable(message, MESSAGE_CHARS)
         out = file or sys.stdout
         if self.bar is not None:
             self.bar.write(message, file=out)
@@ -232,7 +259,7 @@ class Progress:
 
 
 def _progress(args: argparse.Namespace, files: list[Path]) -> Progress:
-    return Progress(count_games(files), not args.no_progress)
+    return Progress(count_games(files) if not args.no_progress else None, not args.no_progress)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -554,7 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
                "examples:\n  strategolab selfplay -o hard.sgn --red hard --blue medium -n 10 --alternate\n"
                "  strategolab selfplay -o bot.sgn --ruleset ucc --red ucc:\"/tmp/bots/peternlewis\" --blue hard\n\n"
                "exit codes:\n  0  the games were written\n"
-               "  2  the command line was wrong, or the output path cannot be used")
+               "  2  the command line was wrong, or the output path cannot be used\n"
+               "  3  an internal error: a bug in strategolab (please report it)\n"
+               "  130, 143  interrupted (Ctrl-C, SIGTERM): the output file is left as it was")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="the .sgn file to write")
     p.add_argument("-n", "--games", type=_positive, default=1, metavar="N", help="how many games (default 1)")
     p.add_argument("--ruleset", default="classic", help="rule set name (default classic)")
@@ -591,6 +620,27 @@ def _levels() -> list[str]:
     from strategolab.ai import LEVELS
 
     return list(LEVELS)
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM, raised where the command is, so that the output's temporary file is removed as on Ctrl-C."""
+
+    signum = signal.SIGTERM
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Interrupted
+
+
+@contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    """While the command runs, SIGTERM unwinds it like Ctrl-C (only the main thread can set handlers)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -598,11 +648,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.run(args)
+        with _sigterm_interrupts():
+            return args.run(args)
     except (UsageError, RecordError) as e:  # RecordError: a Gravon zip that cannot be opened at all
         _usage(parser, str(e))
     except OSError as e:  # an output that cannot be written: a full disk, no permission
-        _usage(parser, f"{e.filename or ''}: {e.strerror or e}")
+        where = f"{printable(os.fspath(e.filename))}: " if e.filename else ""
+        _usage(parser, f"{where}{e.strerror or e}")
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        print(f"strategolab: interrupted ({signal.Signals(signum).name}); no output was written",
+              file=sys.stderr)
+        return 128 + signum
+    except Exception as e:  # anything else is a bug in the kit, never the input's fault
+        traceback.print_exc()
+        print(f"strategolab: internal error (a bug in strategolab, not a problem with the input; please "
+              f"report it with the traceback above): {type(e).__name__}: {printable(str(e))}", file=sys.stderr)
+        return INTERNAL
 
 
 def _usage(parser: argparse.ArgumentParser, message: str) -> NoReturn:

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import IO, Any
 
 GAMES_ENV = "STRATEGOLAB_GAMES_DIR"
+# What a failing write or close raises without a file name: a full disk or quota, a file over the size limit,
+# a file system gone read-only or failing.
+_WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO})
 
 
 @contextmanager
@@ -28,7 +31,10 @@ def atomic_output(path: str | os.PathLike[str], binary: bool = False) -> Iterato
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "this is a folder; expected the name of a file to write",
                                 os.fspath(path) or ".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as e:  # named after the file the user asked for, not the temporary one
+        raise type(e)(e.errno, f"{e.strerror} (cannot create a file in {target.parent})", os.fspath(path)) from e
     try:
         os.chmod(tmp, _mode(target))  # mkstemp makes the file private; a saved record is an ordinary file
         with os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
@@ -37,7 +43,13 @@ def atomic_output(path: str | os.PathLike[str], binary: bool = False) -> Iterato
             _copy_into(tmp, target)
         else:
             os.replace(tmp, target)
-    except BaseException:
+    except OSError as e:
+        with suppress(FileNotFoundError):
+            os.unlink(tmp)
+        if e.filename is None and e.errno in _WRITE_ERRORS:  # a write that failed names no file: name it
+            raise type(e)(e.errno, e.strerror, os.fspath(path)) from e
+        raise
+    except BaseException:  # also Ctrl-C and (in the command line) SIGTERM: no half-written file stays behind
         with suppress(FileNotFoundError):
             os.unlink(tmp)
         raise

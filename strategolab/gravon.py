@@ -11,11 +11,12 @@ from precomputed tables and falls back to a careful path (errors, warnings) only
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import re
 import zipfile
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from itertools import chain
@@ -27,8 +28,9 @@ from xml.sax.saxutils import escape as xml_escape
 
 from strategolab import rules
 from strategolab.board import square, square_name
-from strategolab.errors import RecordError
+from strategolab.errors import SHOWN_CHARS, RecordError, printable, shown
 from strategolab.files import atomic_output
+from strategolab.processes import worker_pool
 
 __all__ = [
     "GAME_TYPES",
@@ -38,6 +40,7 @@ __all__ = [
     "GravonGame",
     "GravonReader",
     "Part",
+    "close_parts",
     "decode_field",
     "dump_gravon",
     "dump_gravon_zip",
@@ -88,6 +91,12 @@ _FIELD_PIECES: dict[str, tuple[int, str]] = {
     for i, piece in enumerate(_FIELD_ORDER)
 }
 _FIELD_CHARS = frozenset(_FIELD_PIECES) | {"A", "_"}
+# The field characters of the game types with a small army (the letters cover the classic army, which the
+# other types use): a Captain in a barrage field is refused here, so a replay never meets a piece it lacks.
+_ARMIES = {"barrage": rules.BARRAGE_ARMY, "duell": rules.DUELL_ARMY}
+_ARMY_CHARS: dict[str, frozenset[str]] = {
+    kind: frozenset(c for c, (_, name) in _FIELD_PIECES.items() if name in {p.name for p, _ in army}) | {"A", "_"}
+    for kind, army in _ARMIES.items()}
 _FIELD_SQUARES = tuple(square(i % 10, i // 10) for i in range(100))
 _LAKE_INDEXES = (42, 43, 46, 47, 52, 53, 56, 57)  # C5 D5 G5 H5 C6 D6 G6 H6
 _LAKE_SQUARES = frozenset(_FIELD_SQUARES[i] for i in _LAKE_INDEXES)
@@ -101,12 +110,14 @@ _INTERNED = {s: s for s in ("stratego", "game", "field", "move", "player", "resu
 _SQUARE_HELP = "a column A-K without J and a row 1-9 or ':' for 10, like 'B4' or 'K:'"
 
 
-class GravonError(RecordError):
-    """A Gravon file the reader cannot use: bad XML, a refused DTD, an oversize file, a bad move or field."""
+def _tag(name: str) -> str:
+    """An element name as messages show it: XML names may be megabytes long."""
+    return f"<{printable(name, SHOWN_CHARS)}>"
 
-    def __reduce__(self) -> tuple[type[GravonError], tuple[str, str | None, int | None, int | None]]:
-        # Keep source, line and column when the error crosses a process boundary (multiprocessing).
-        return type(self), (self.message, self.source, self.line, self.column)
+
+class GravonError(RecordError):
+    """A Gravon file the reader cannot use: bad XML, a refused DTD, an oversize file, a bad move or field
+    (it pickles with its place, as every RecordError does, to cross from worker processes)."""
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -246,7 +257,7 @@ class _Builder:
         if text is None:
             raise self.error(f"<move> has no id attribute (expected id=\"{expected}\")")
         if not (text.isascii() and text.isdigit()):
-            raise self.error(f"move id {text!r} is not a number (expected {expected})")
+            raise self.error(f"move id {shown(text)} is not a number (expected {expected})")
         if len(text) > 9 or int(text) != expected:  # the length test keeps int() from huge digit strings
             raise self.error(f"move id {text[:20]} is out of order: expected {expected} "
                              "(ids count up from 1, odd ids Red, even ids Blue)")
@@ -260,20 +271,20 @@ class _Builder:
             if sq is None:
                 sq = _J_SQUARES.get(where)
                 if sq is None:
-                    raise self.error(f"move {expected}: {role} {where!r} is not a Gravon square "
+                    raise self.error(f"move {expected}: {role} {shown(where)} is not a Gravon square "
                                      f"(expected {_SQUARE_HELP})")
                 repaired.append(f"{role} {where}")
             ends.append(sq)
         if repaired:
             self.warn(f"column 'J' read as 'K' in move {expected} ({', '.join(repaired)})")
         for name in attrs:
-            self.warn(f"ignored attribute {name!r} of move {expected}")
+            self.warn(f"ignored attribute {shown(name)} of move {expected}")
         self.moves.append((ends[0], ends[1]))
 
     def root(self, name: str, a: list[str]) -> None:
         """The handler for the first element, which must be <stratego>; then ``start`` takes over."""
         if name != "stratego":
-            raise self.error(f"root element is <{name}>, expected <stratego> (a strados2 game file)")
+            raise self.error(f"root element is {_tag(name)}, expected <stratego> (a strados2 game file)")
         self.parser.StartElementHandler = self.start
 
     def element(self, name: str, a: list[str]) -> None:
@@ -288,12 +299,12 @@ class _Builder:
             if not game_type:
                 raise self.error(f"<game> has no type attribute (expected one of {', '.join(GAME_TYPES)})")
             if game_type not in GAME_TYPES:
-                self.warn(f"unknown game type {game_type!r}")
+                self.warn(f"unknown game type {shown(game_type)}")
             if self.name_type is not None and self.name_type != game_type:
-                self.warn(f"the file name says {self.name_type!r}, <game> says {game_type!r}")
+                self.warn(f"the file name says {self.name_type!r}, <game> says {shown(game_type)}")
             self.game_type = game_type
         elif self.game_type is None:
-            raise self.error(f"<{name}> before <game>: expected <stratego><game type=...> first")
+            raise self.error(f"{_tag(name)} before <game>: expected <stratego><game type=...> first")
         elif name == "rescue":
             self.rescues += 1
             if not self.moves and self.rescues == 1:
@@ -308,7 +319,7 @@ class _Builder:
             raise self.error("<stratego> inside <stratego>: expected one game per file")
         elif name not in self.unknown:  # warn once per name: a hostile file may hold a million of them
             self.unknown.add(name)
-            self.warn(f"ignored unknown element <{name}> (first at line {self.parser.CurrentLineNumber})")
+            self.warn(f"ignored unknown element {_tag(name)} (first at line {self.parser.CurrentLineNumber})")
 
     def start_field(self, attrs: dict[str, str]) -> None:
         """Check the setup field now, so a bad one is reported with its line like any other error."""
@@ -321,13 +332,20 @@ class _Builder:
             raise self.error("<field> has no content attribute (expected 100 field characters)")
         p = self.parser
         _check_field(content, self.source, p.CurrentLineNumber, p.CurrentColumnNumber + 1)
+        allowed = _ARMY_CHARS.get(self.game_type or "")
+        if allowed is not None and not allowed.issuperset(content):
+            i, c = next((i, c) for i, c in enumerate(content) if c not in allowed)
+            army = ", ".join(piece.name for piece, _ in _ARMIES[self.game_type or ""])
+            raise self.error(f"field character {c!r} at {square_name(_FIELD_SQUARES[i])} (field character "
+                             f"{i + 1}) is a {_FIELD_PIECES[c][1]}, which the {self.game_type} army does not "
+                             f"have (it has {army})")
         self.field = content
 
     def start_player(self, attrs: dict[str, str]) -> None:
         """Collect the player's name: text and end handlers are set only here, to keep moves cheap."""
         text = attrs.get("id", "")
         if text not in ("1", "2"):
-            raise self.error(f"player id {text!r}: expected '1' (Red) or '2' (Blue)")
+            raise self.error(f"player id {shown(text)}: expected '1' (Red) or '2' (Blue)")
         if self.seen_players & int(text):
             raise self.error(f"a second <player id=\"{text}\">")
         self.player_id = int(text)
@@ -339,7 +357,7 @@ class _Builder:
 
     def inside_player(self, name: str, a: list[str]) -> None:
         """A player's name is plain text: any element inside it is an error."""
-        raise self.error(f"<{name}> inside <player>: expected only the player's name")
+        raise self.error(f"{_tag(name)} inside <player>: expected only the player's name")
 
     def end_player(self, name: str) -> None:
         """Store the name and restore the handlers of the rest of the game."""
@@ -357,14 +375,14 @@ class _Builder:
             raise self.error("a second <result>: expected one per game")
         kind = attrs.get("type", "")
         if not (kind.isascii() and kind.isdigit()) or len(kind) > 4:
-            raise self.error(f"result type {kind[:20]!r}: expected a number, one of "
+            raise self.error(f"result type {shown(kind, 20)}: expected a number, one of "
                              f"{', '.join(map(str, RESULT_TYPES))}")
         code = int(kind)
         if code not in RESULT_TYPES:
             self.warn(f"unknown result type {code}")
         text = attrs.get("winner", "")
         if text not in _WINNERS:
-            raise self.error(f"result winner {text!r}: expected '1' (Red), '2' (Blue) or '3' (draw)")
+            raise self.error(f"result winner {shown(text)}: expected '1' (Red), '2' (Blue) or '3' (draw)")
         winner = _WINNERS[text]
         if code in _DRAW_RESULTS and winner is not None:
             self.warn(f"result type {code} ({RESULT_TYPES[code]}) names winner {text} "
@@ -472,11 +490,11 @@ def _read_zip(file: Path, types: frozenset[str] | None, max_bytes: int,
               indexes: list[int] | None = None) -> Iterator[GravonGame | GravonError]:
     """The games of one zip (or of the members at ``indexes``), with problems as items, not raised."""
     try:
-        archive = _open_zip(file)
+        archive = _open_zip(file) if indexes is None else _part_zip(file)
     except GravonError as e:
         yield e
         return
-    with archive:
+    with archive if indexes is None else contextlib.nullcontext(archive):
         infos = archive.infolist()
         for k in _zip_members(archive, types) if indexes is None else indexes:
             info = infos[k]
@@ -507,7 +525,30 @@ def _read_xml(file: Path, types: frozenset[str] | None, max_bytes: int) -> Itera
         yield e
 
 
-_TASK_MEMBERS = 256  # zip members per worker task: each task opens the zip again (4 ms for 1,000 members)
+_TASK_MEMBERS = 256  # zip members per worker task
+_PART_ZIPS: dict[tuple[str, int, int, int], zipfile.ZipFile] = {}  # the zip the parts being read come from
+
+
+def _part_zip(file: Path) -> zipfile.ZipFile:
+    """The open zip for a part of it, kept open for its next parts: opening a zip parses its whole member
+    list, so reopening it for every part of 256 members made reading a zip take time in the square of its
+    size (100,000 members: 5 minutes instead of seconds).  A changed file is opened again."""
+    try:
+        st = file.stat()
+    except OSError as e:
+        raise GravonError(f"cannot read the file: {e.strerror or e}", str(file)) from None
+    key = (os.fspath(file), st.st_size, st.st_mtime_ns, st.st_ino)
+    archive = _PART_ZIPS.get(key)
+    if archive is None:
+        close_parts()
+        archive = _PART_ZIPS[key] = _open_zip(file)
+    return archive
+
+
+def close_parts() -> None:
+    """Close the zip that :func:`read_part` keeps open between parts (each process keeps at most one)."""
+    while _PART_ZIPS:
+        _PART_ZIPS.popitem()[1].close()
 
 # A piece of work that one process can read on its own: a file, and for a zip the indexes of the members
 # to read (``None`` for an XML file).  Splitting big zips lets several processes share one monthly zip.
@@ -535,7 +576,8 @@ def split_parts(files: Iterable[str | os.PathLike[str]], *, types: Iterable[str]
 
 
 def read_part(part: Part, *, max_bytes: int = MAX_XML_BYTES) -> Iterator[GravonGame | GravonError]:
-    """The games of one part (see :func:`split_parts`), with each problem as an item rather than raised."""
+    """The games of one part (see :func:`split_parts`), with each problem as an item rather than raised.  The
+    zip stays open for the next part of it (:func:`close_parts` closes it)."""
     path, indexes = part
     file = Path(path)
     return _read_xml(file, None, max_bytes) if indexes is None else _read_zip(file, None, max_bytes, indexes)
@@ -649,7 +691,7 @@ class GravonReader:
         """Games and problems in the same order as ``_serial``, parsed by worker processes ahead of use."""
         pending: collections.deque[tuple[str, Future[list[_Packed | GravonError]]] | GravonError]
         pending = collections.deque()
-        pool = ProcessPoolExecutor(self.workers)
+        pool = worker_pool(self.workers)
         try:
             for task in self._tasks():
                 if isinstance(task, GravonError):
@@ -726,7 +768,7 @@ def dump_gravon(game: GravonGame) -> bytes:
     it back to an equal game.  Raises GravonError for what a Gravon file cannot hold."""
     source = game.source
     if game.game_type not in GAME_TYPES:
-        raise GravonError(f"game type {game.game_type!r}: expected one of {', '.join(GAME_TYPES)}", source)
+        raise GravonError(f"game type {shown(game.game_type)}: expected one of {', '.join(GAME_TYPES)}", source)
     if game.field is None:
         raise GravonError("the game has no field: a Gravon file starts from both setups", source)
     if game.rescues:

@@ -12,6 +12,7 @@ what it could read of a bad game (``game.errors``) and goes on with the next one
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, NamedTuple
 
 from strategolab.board import Square, geometry, parse_square, square_name
-from strategolab.errors import RecordError
+from strategolab.errors import RecordError, shown
 from strategolab.files import atomic_output
 from strategolab.records import _NO_MARKS, MARK_SYMBOLS, MARKS, MAX_MARK, Game, GameNode, normalize_comment
 from strategolab.rules import (
@@ -39,6 +40,13 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 ROSTER = ("Event", "Site", "Date", "Round", "Red", "Blue", "Result", "Termination", "Annotator")
 START_KEYS = ("Ruleset", "FirstPlayer", "RedSetup", "BlueSetup", "Position")
 WIDTH = 80  # the writer wraps move text at this many characters
+# Limits that keep a hostile file from taking the reader's memory (each refused with a located error, and
+# refused by the writer too, so that nothing it writes is unreadable); real records are far below them.
+MAX_HEADER_CHARS = 65_536  # characters in one header line
+MAX_HEADERS = 1_000  # header lines of one game
+MAX_MOVES = 200_000  # moves of one game, variations included (the longest Gravon games have a few thousand)
+MAX_PROBLEMS = 50  # undecodable lines reported per game
+_BLOCK_LINES = 1024  # move-text lines joined into one string as they are read
 
 # Terminations the engine can confirm from the final position; others (resignation ...) are taken on trust.
 _CHECKED_TERMINATIONS = {t.value for t in (Termination.FLAG_CAPTURED, Termination.NO_LEGAL_MOVE,
@@ -67,8 +75,11 @@ _MOVE_PARTS = re.compile(r"([A-Za-z][0-9]{1,2})([-x])([A-Za-z][0-9]{1,2})")
 _BATTLE_PARTS = re.compile(r"(10|.)([<>=])(10|.)", re.DOTALL)
 _UNESCAPE = re.compile(r"\\(.)", re.DOTALL)
 _NON_SPACE = re.compile(r"\S")
-_HEADER = re.compile(r'\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*"((?:[^"\\\r]|\\[^\r])*)"[ \t]*\]\s*')
+# Possessive (``*+``, ``++``): no backtracking state is kept per character, so a long value costs nothing extra.
+_HEADER = re.compile(r'\[[ \t]*+([A-Za-z][A-Za-z0-9_]*+)[ \t]*+"((?:[^"\\\r]++|\\[^\r])*+)"[ \t]*+\]\s*+')
+_WORD = re.compile(r"\S+")
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_BLANKS = re.compile(r"[ \t]*")
 
 # Where a comment goes: the game (before any move), the last move, or the next move (after "(" or a number).
 _ROOT, _NODE, _START = 0, 1, 2
@@ -82,8 +93,32 @@ class _Chunk(NamedTuple):
 
     headers: list[tuple[int, str]]
     body_line: int  # line number of the first move-text line (or where it should have been)
-    body: list[str]
+    body: str  # the move text, lines joined by "\n"
     problems: list[RecordError]  # undecodable lines met while cutting this game out
+    refused: RecordError | None = None  # a header over the limits: the game is not read
+
+
+class _Lines:
+    """Lines joined into blocks as they arrive, so that a million short lines cost their characters rather
+    than a million string objects."""
+
+    __slots__ = ("blocks", "pending")
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.pending: list[str] = []
+
+    def append(self, line: str) -> None:
+        self.pending.append(line)
+        if len(self.pending) >= _BLOCK_LINES:
+            self.blocks.append("\n".join(self.pending))
+            self.pending.clear()
+
+    def __bool__(self) -> bool:
+        return bool(self.blocks or self.pending)
+
+    def text(self) -> str:
+        return "\n".join([*self.blocks, "\n".join(self.pending)] if self.pending else self.blocks)
 
 
 class GameReader:
@@ -175,10 +210,15 @@ class GameReader:
     def _lines(self) -> Iterator[tuple[int, str, RecordError | None]]:
         """Numbered lines without their line ends, each with its decoding problem if it has one."""
         source = self._source
-        if isinstance(source, str):
-            for n, line in enumerate(source.split("\n"), 1):
+        if isinstance(source, str):  # one line at a time: a list of every line would cost far more than the text
+            start = 0
+            for n in itertools.count(1):
+                end = source.find("\n", start)
+                line = source[start:] if end < 0 else source[start:end]
                 yield n, line.removeprefix("\ufeff") if n == 1 else line, None
-            return
+                if end < 0:
+                    return
+                start = end + 1
         if isinstance(source, os.PathLike):
             try:
                 with open(source, "rb") as f:
@@ -194,50 +234,75 @@ class GameReader:
             for n, raw in enumerate(stream, 1):
                 problem = None
                 if isinstance(raw, bytes):
+                    body = memoryview(raw)[:-1] if raw.endswith(b"\n") else raw  # no copy of a long line
                     try:
-                        line = raw.decode("utf-8")
+                        line = str(body, "utf-8")
                     except UnicodeDecodeError as e:
-                        line = raw.decode("utf-8", "replace")
+                        line = str(body, "utf-8", "replace")
                         column = len(raw[:e.start].decode("utf-8", "replace")) + 1
                         problem = RecordError(f"found bytes that are not UTF-8 ({raw[e.start:e.end]!r}), "
                                               f"expected UTF-8 text", self.name, n, column)
+                    del body, raw  # only the decoded line stays
                 else:
                     line = str(raw)
-                if line.endswith("\n"):
-                    line = line[:-1]
+                    del raw
+                    if line.endswith("\n"):
+                        line = line[:-1]
                 yield n, line.removeprefix("\ufeff") if n == 1 else line, problem
         except UnicodeDecodeError as e:
             raise RecordError(f"found text that is not valid in the file's encoding: {e.reason}", self.name,
                               n + 1) from None
 
     def _chunks(self) -> Iterator[_Chunk]:
-        """Cut the lines into games: a header line after move text starts the next game."""
+        """Cut the lines into games: a header line after move text starts the next game.  A header line over
+        :data:`MAX_HEADER_CHARS`, or a header beyond :data:`MAX_HEADERS`, is not kept: it refuses the game."""
         headers: list[tuple[int, str]] = []
-        body: list[str] = []
+        body = _Lines()
         problems: list[RecordError] = []
+        refused: RecordError | None = None
         body_line = n = 0
         for n, line, problem in self._lines():
             if line[:1] == "[":
                 if body:
-                    yield _Chunk(headers, body_line, body, problems)
-                    headers, body, problems = [], [], []
-                headers.append((n, line))
+                    chunk = _Chunk(headers, body_line, body.text(), problems, refused)
+                    headers, body, problems, refused = [], _Lines(), [], None
+                    yield chunk
+                if refused is None:
+                    refused = self._over_limits(n, line, len(headers))
+                    if refused is None:
+                        headers.append((n, line))
             elif body:
                 body.append(line)
             elif line.strip():
                 body_line = n
                 body.append(line)
-            if problem is not None:
-                problems.append(problem)
-        if headers or body or problems:
-            yield _Chunk(headers, body_line if body else (headers[-1][0] + 1 if headers else n), body, problems)
+            if problem is not None and len(problems) <= MAX_PROBLEMS:  # a hostile file may have a million
+                problems.append(problem if len(problems) < MAX_PROBLEMS else
+                                RecordError(f"further lines that are not UTF-8 left out (more than {MAX_PROBLEMS} "
+                                            f"in one game)", self.name, n))
+        if headers or body or problems or refused:
+            yield _Chunk(headers, body_line if body else (headers[-1][0] + 1 if headers else n), body.text(),
+                         problems, refused)
+
+    def _over_limits(self, n: int, line: str, headers: int) -> RecordError | None:
+        """Why the header ``line`` (line ``n``, after ``headers`` others) is not kept, if it is not."""
+        if len(line) > MAX_HEADER_CHARS:
+            return RecordError(f"found a header line of {len(line):,} characters, expected at most "
+                               f"{MAX_HEADER_CHARS:,} (a header holds one short line of text)", self.name, n,
+                               MAX_HEADER_CHARS + 1)
+        if headers == MAX_HEADERS:
+            return RecordError(f"found more than {MAX_HEADERS:,} headers, expected at most {MAX_HEADERS:,} for "
+                               f"one game", self.name, n, 1)
+        return None
 
     # -- headers and the start position --------------------------------------------------------------
 
     def _start(self, chunk: _Chunk) -> tuple[Game, dict[str, tuple[int, int]]]:
         """The game with its headers and start position, and where each header's value starts."""
+        if chunk.refused is not None:
+            raise chunk.refused
         if not chunk.headers:
-            first = chunk.body[0] if chunk.body else ""
+            first = chunk.body.partition("\n")[0]
             col = len(first) - len(first.lstrip()) + 1
             hint = ""
             if isinstance(self._source, str) and "\n" not in self._source and "[" not in self._source:
@@ -266,11 +331,11 @@ class GameReader:
 
         result = values.get("Result")
         if result is not None and result not in RESULTS:
-            raise fail("Result", f"found result {result!r}, expected one of {', '.join(RESULTS)}")
+            raise fail("Result", f"found result {shown(result)}, expected one of {', '.join(RESULTS)}")
         rs_name = values.get("Ruleset", "classic")
         rs = self.rulesets.get(rs_name)
         if rs is None:
-            raise fail("Ruleset", f"found ruleset {rs_name!r}, expected one of {', '.join(self.rulesets)}")
+            raise fail("Ruleset", f"found ruleset {shown(rs_name)}, expected one of {', '.join(self.rulesets)}")
         start = _start_state(values, rs, fail)
         return Game(start, {k: v for k, v in values.items() if k not in START_KEYS}), where
 
@@ -300,7 +365,7 @@ def _start_state(values: dict[str, str], rs: Ruleset, fail: _Fail) -> State:
             raise fail(key, f"bad [{key}]: {e}") from None
     first = values.get("FirstPlayer")
     if first is not None and first not in PLAYER_NAMES:
-        raise fail("FirstPlayer", f"found [FirstPlayer {first!r}], expected \"Red\" or \"Blue\"")
+        raise fail("FirstPlayer", f"found [FirstPlayer {shown(first)}], expected \"Red\" or \"Blue\"")
     try:  # State.new validates both setups; only a bad one is looked at again, to say which header it is
         return State.new(setups[0], setups[1], rs, None if first is None else PLAYER_NAMES.index(first))
     except ValueError as e:
@@ -310,14 +375,13 @@ def _start_state(values: dict[str, str], rs: Ruleset, fail: _Fail) -> State:
 
 def _header_problem(line: str) -> tuple[int, str]:
     """Column and message for a header line that does not parse: say what is wrong, not just that it is."""
-    i = len(line) - len(line[1:].lstrip(" \t"))
+    i = _BLANKS.match(line, 1).end()  # type: ignore[union-attr]  # indexes, not slices: a line may be long
     key = _KEY.match(line, i)
     if key is None:
-        return i + 1, f"found {_show(line[i:])}, expected a header name after '[', like [Event \"...\"]"
-    i = key.end()
-    j = i + len(line[i:]) - len(line[i:].lstrip(" \t"))
+        return i + 1, f"found {_show(line[i:i + 40])}, expected a header name after '[', like [Event \"...\"]"
+    j = _BLANKS.match(line, key.end()).end()  # type: ignore[union-attr]
     if line[j:j + 1] != '"':
-        return j + 1, f"found {_show(line[j:])}, expected a quoted value after the header name {key.group()}"
+        return j + 1, f"found {_show(line[j:j + 40])}, expected a quoted value after the header name {key.group()}"
     k = j + 1
     while k < len(line) and line[k] != '"':
         if line[k] == "\r" or line[k:k + 2] == "\\\r":
@@ -326,13 +390,13 @@ def _header_problem(line: str) -> tuple[int, str]:
         k += 2 if line[k] == "\\" else 1
     if k >= len(line):
         return len(line) + 1, "found the end of the line, expected '\"' to close the header value"
-    k += 1
-    k += len(line[k:]) - len(line[k:].lstrip(" \t"))
+    k = _BLANKS.match(line, k + 1).end()  # type: ignore[union-attr]
     if line[k:k + 1] != "]":
-        return k + 1, f"found {_show(line[k:])}, expected ']' to close the header"
-    rest = k + 1 + len(line[k + 1:]) - len(line[k + 1:].lstrip())
-    if rest < len(line):
-        return rest + 1, f"found {_show(line[rest:])} after the header, expected nothing more on its line"
+        return k + 1, f"found {_show(line[k:k + 40])}, expected ']' to close the header"
+    rest = _NON_SPACE.search(line, k + 1)
+    if rest is not None:
+        at = rest.start()
+        return at + 1, f"found {_show(line[at:at + 40])} after the header, expected nothing more on its line"
     return 1, 'found a line that does not read as a header, expected [Name "value"]'  # no case above names it
 
 
@@ -382,7 +446,7 @@ class _Moves:
     def __init__(self, reader: GameReader, game: Game, chunk: _Chunk, where: dict[str, tuple[int, int]]) -> None:
         self.reader = reader
         self.game = game
-        self.text = "\n".join(chunk.body)
+        self.text = chunk.body
         self.first_line = chunk.body_line
         self.where = where
 
@@ -403,10 +467,11 @@ class _Moves:
         (with a half-built tree) at the first thing it does not expect, for :meth:`read_full` to explain."""
         game = self.game
         state = game.state()
-        tokens = self.text.split()
-        if not tokens or tokens[-1] not in RESULTS:
+        text = self.text
+        start, end = _last_token(text)
+        result = text[start:end]
+        if result not in RESULTS:
             return False
-        result = tokens.pop()
         rs = state.ruleset
         get_move = _move_table(rs).get
         get_ply = _PLIES.get
@@ -417,10 +482,15 @@ class _Moves:
         no_marks = _NO_MARKS
         node: GameNode = game
         numbered = False  # a move number waits for its move
-        for tok in tokens:
+        moves = 0
+        for m in _WORD.finditer(text, 0, start):  # one token at a time: a list of them all costs 10x the text
+            tok = m.group()
             entry = get_move(tok)
             if entry is not None:
                 move, attack = entry
+                moves += 1
+                if moves > MAX_MOVES:
+                    return False
                 if illegal_reason(move) is not None:
                     return False
                 battle = push(move)
@@ -443,7 +513,7 @@ class _Moves:
         if numbered:
             return False
         try:
-            self.check_result(state, result, len(self.text))
+            self.check_result(state, result, len(text))
         except RecordError:
             return False
         return True
@@ -467,10 +537,14 @@ class _Moves:
         after_move = False  # marks and battle annotations may follow
         result = None
         result_at = len(text)
+        moves = 0
         for m in _TOKEN.finditer(text):
             kind = m.lastgroup
             if kind == "move" or kind == "suffix":
                 tok = m.group("move")
+                moves += 1
+                if moves > MAX_MOVES:
+                    raise self.too_many_moves(m.start("move"))
                 entry = table.get(tok) or self.odd_move(tok, m.start("move"))
                 move = entry[0]
                 reason = illegal_reason(move)
@@ -597,18 +671,24 @@ class _Moves:
         table = _move_table(self.game.ruleset)
         if _SCAN_PLAIN.fullmatch(text) is not None:
             get = table.get
-            for tok in _SCAN_MOVE.findall(text):
-                entry = get(tok)
-                moves.append(entry[0] if entry is not None else self.odd_move(tok, text.find(tok))[0])
-            result = text.split()[-1]
-            return self.check_header_result(result, len(text.rstrip()) - len(result))
+            for m in _SCAN_MOVE.finditer(text):
+                if len(moves) == MAX_MOVES:
+                    raise self.too_many_moves(m.start())
+                entry = get(m.group())
+                moves.append(entry[0] if entry is not None else self.odd_move(m.group(), m.start())[0])
+            start, end = _last_token(text)
+            return self.check_header_result(text[start:end], start)
         error = self.error
         lines = [0]  # moves so far in the main line and in each open variation
         opened: list[int] = []  # offsets of the open '('
         after_move = False  # a mark may follow
+        count = 0
         for m in _TOKEN.finditer(text):
             kind = m.lastgroup
             if kind == "move" or kind == "suffix":
+                count += 1
+                if count > MAX_MOVES:
+                    raise self.too_many_moves(m.start("move"))
                 if len(lines) == 1:
                     tok = m.group("move")
                     entry = table.get(tok) or self.odd_move(tok, m.start("move"))
@@ -656,6 +736,10 @@ class _Moves:
             raise error(end, f"found the end of the game, expected ')' to close the variation opened at "
                              f"{self.place(opened[-1])}")
         raise error(end, "found the end of the game, expected a result: 1-0, 0-1, 1/2-1/2 or *")
+
+    def too_many_moves(self, at: int) -> RecordError:
+        return self.error(at, f"found move {MAX_MOVES + 1:,} of this game, expected at most {MAX_MOVES:,} "
+                              f"(variations included)")
 
     def check_header_result(self, result: str, at: int) -> str:
         """The result token must match the ``[Result]`` header (all the scan checks of the result)."""
@@ -743,6 +827,17 @@ _SCAN_PLAIN = re.compile(r"""\s*+(?:(?:[A-Za-z][0-9]{1,2}[-x][A-Za-z][0-9]{1,2}|
                          re.VERBOSE)
 _SCAN_MOVE = re.compile(r"[A-Za-z][0-9]{1,2}[-x][A-Za-z][0-9]{1,2}")
 _PLIES = {f"{n}{dots}": 2 * n - (2 if dots == "." else 1) for n in range(1, 5001) for dots in (".", "...")}
+
+
+def _last_token(text: str) -> tuple[int, int]:
+    """Where the last token of ``text`` starts and ends (``text.split()[-1]`` without splitting it all)."""
+    end = len(text)
+    while end and text[end - 1].isspace():
+        end -= 1
+    start = end
+    while start and not text[start - 1].isspace():
+        start -= 1
+    return start, end
 
 
 def _join(a: str, b: str) -> str:
@@ -875,9 +970,9 @@ def _header_lines(game: Game) -> list[str]:
             raise ValueError(f"header {key!r} is written from the game's start position; remove it from "
                              f"game.headers (build the game from the state you want instead)")
         if not isinstance(key, str) or not _KEY.fullmatch(key):
-            raise ValueError(f"header name {key!r}: expected letters, digits and '_', starting with a letter")
+            raise ValueError(f"header name {shown(key)}: expected letters, digits and '_', starting with a letter")
         if not isinstance(value, str) or "\n" in value or "\r" in value:
-            raise ValueError(f"header {key}: expected one line of text, not {value!r}")
+            raise ValueError(f"header {key}: expected one line of text, not {shown(value)}")
     if game.result not in RESULTS:
         raise ValueError(f"result {game.result!r}: expected one of {', '.join(RESULTS)}")
     pairs = [(k, game.result if k == "Result" else headers[k]) for k in ROSTER if k in headers or k == "Result"]
@@ -892,7 +987,14 @@ def _header_lines(game: Game) -> list[str]:
         if start.turn != rs.first_player:
             pairs.append(("FirstPlayer", PLAYER_NAMES[start.turn]))
         pairs += [("RedSetup", str(setups[0])), ("BlueSetup", str(setups[1]))]
-    return [f'[{k} "{_escape_header(v)}"]' for k, v in pairs]
+    lines = [f'[{k} "{_escape_header(v)}"]' for k, v in pairs]
+    if len(lines) > MAX_HEADERS:  # the reader would refuse it: say so now, not when the file is opened
+        raise ValueError(f"{len(lines):,} headers: the notation holds at most {MAX_HEADERS:,} per game")
+    for (key, value), line in zip(pairs, lines, strict=True):
+        if len(line) > MAX_HEADER_CHARS:
+            raise ValueError(f"header {key} holds {len(value):,} characters: a header line holds at most "
+                             f"{MAX_HEADER_CHARS:,}")
+    return lines
 
 
 _OPEN, _CLOSE, _LINE, _MOVE = 0, 1, 2, 3
@@ -911,6 +1013,7 @@ def _move_tokens(game: Game) -> list[str]:
         add(_comment_token(game._comment))
     need_number = True
     opening = ""  # "(" waiting to be glued to the next token
+    moves = 0
     stack: list[tuple[int, GameNode | None, int]] = [(_LINE, game, game._start.ply)]
     while stack:
         kind, node, ply = stack.pop()
@@ -932,6 +1035,10 @@ def _move_tokens(game: Game) -> list[str]:
             need_number = True
             continue
         assert node is not None and node.move is not None
+        moves += 1
+        if moves > MAX_MOVES:
+            raise ValueError(f"the game has more than {MAX_MOVES:,} moves (variations included): the notation "
+                             f"holds at most {MAX_MOVES:,}")
         # A move number, the move and its battle form one token, so that wrapping never parts them.
         number = opening
         opening = ""

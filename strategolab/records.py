@@ -12,9 +12,10 @@ the tree small (a node is a few pointers) and makes editing the tree safe.
 
 from __future__ import annotations
 
+import copyreg
 import itertools
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, SupportsIndex, cast
 
 from strategolab.errors import RecordError
 from strategolab.rules import Ruleset
@@ -311,6 +312,47 @@ class GameNode:
 
     __hash__ = None  # type: ignore[assignment]
 
+    # -- pickling and copying -------------------------------------------------------------------------
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[Any, ...]:
+        """Pickle and copy without recursion (real games run to thousands of moves): a tree is saved from its
+        top as one flat list of rows; a node below the top is saved as the top and the path down to it."""
+        if self.parent is None:
+            return copyreg.__newobj__, (type(self),), self._flat_state()
+        path = []
+        node = self
+        while node.parent is not None:
+            path.append(next(i for i, v in enumerate(node.parent.variations) if v is node))
+            node = node.parent
+        return _node_at, (node, tuple(reversed(path)))
+
+    def _flat_state(self) -> dict[str, Any]:
+        """This node's own fields, and every node below it as (parent's row or -1, move, battle, comment,
+        starting comment, marks) in depth-first order."""
+        state: dict[str, Any] = {name: getattr(self, name) for name in _fields(type(self))}
+        rows: list[tuple[int, Move | None, Battle | None, str, str, frozenset[int]]] = []
+        stack = [(child, -1) for child in reversed(self.variations)]
+        while stack:
+            node, parent = stack.pop()
+            rows.append((parent, node.move, node.battle, node._comment, node._starting_comment, node._marks))
+            stack.extend((child, len(rows) - 1) for child in reversed(node.variations))
+        state["tree"] = rows
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            if name != "tree":
+                setattr(self, name, value)
+        self.parent = None
+        self.variations = []
+        nodes: list[GameNode] = []
+        for parent, move, battle, comment, starting, marks in state["tree"]:
+            up = self if parent < 0 else nodes[parent]
+            node = GameNode(up, move, battle)
+            node._comment, node._starting_comment, node._marks = comment, starting, marks
+            up.variations.append(node)
+            nodes.append(node)
+
     def __repr__(self) -> str:
         if self.move is None:
             return "<GameNode root>"
@@ -323,6 +365,19 @@ class GameNode:
         text = str(self.move).replace("-", sep)
         marks = "".join(MARK_SYMBOLS.get(m, f" ${m}") for m in sorted(self._marks))
         return f"<GameNode {number}{text}{marks}>"
+
+
+def _fields(cls: type) -> list[str]:
+    """The slots a node's pickle keeps: all but the links, which the flat list of rows rebuilds."""
+    return [name for k in cls.__mro__ for name in getattr(k, "__slots__", ()) if name not in ("parent", "variations")]
+
+
+def _node_at(top: GameNode, path: tuple[int, ...]) -> GameNode:
+    """The node ``path`` (variation indexes) below ``top``: how a pickled node finds itself in its tree."""
+    node = top
+    for i in path:
+        node = node.variations[i]
+    return node
 
 
 def _same_tree(a: GameNode, b: GameNode) -> bool:

@@ -13,6 +13,8 @@ import enum
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from strategolab.errors import shown
+
 RED = 0
 BLUE = 1
 PLAYER_NAMES = ("Red", "Blue")
@@ -142,6 +144,7 @@ def _columns(width: int) -> str:
 
 # Characters that mean something in setup strings ("." "/"), position strings ("~" "'" "!") and records.
 _RESERVED = "./~'!(){}[]$<>=\"\\"
+MAX_NAME = 100  # characters in a rule set's name
 _MAX_KINDS = 31  # a piece code keeps the kind in 5 bits, 0 meaning "unknown" (strategolab.state.KIND)
 
 
@@ -186,7 +189,7 @@ def _check_types(r: Ruleset) -> None:
         problems.append(f"setup_rows must be one tuple of row numbers per player, like ((1, 2, 3, 4), (7, 8, 9, 10)), "
                         f"not {r.setup_rows!r}")
     if problems:
-        raise TypeError(f"invalid ruleset {r.name!r}: " + "; ".join(problems))
+        raise TypeError(f"invalid ruleset {shown(r.name)}: " + "; ".join(problems))
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,9 @@ class Ruleset:
         _freeze(self)
         _check_types(self)
         problems = []
+        if not self.name.isprintable() or len(self.name) > MAX_NAME:  # records name it in a one-line header
+            problems.append(f"name must be one line of at most {MAX_NAME} printable characters (a record's "
+                            f"[Ruleset] header holds it), not {shown(self.name)}")
         if not (2 <= self.width <= 16 and 2 <= self.height <= 99):
             problems.append(f"board {self.width}x{self.height} is outside 2x2..16x99")
         cols = _columns(self.width)
@@ -277,7 +283,7 @@ class Ruleset:
         if self.draw_warning < 0:
             problems.append(f"draw_warning must not be negative, not {self.draw_warning}")
         if problems:
-            raise ValueError(f"invalid ruleset {self.name!r}: " + "; ".join(problems))
+            raise ValueError(f"invalid ruleset {shown(self.name)}: " + "; ".join(problems))
         object.__setattr__(self, "piece_types", tuple(p for p, _ in self.army))
         object.__setattr__(self, "symbols", symbols)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from strategolab.board import COLUMNS, STRIDE, Geometry, Square, geometry, parse_square, square_name
-from strategolab.errors import IllegalMoveError, SetupError
+from strategolab.errors import IllegalMoveError, SetupError, shown
 from strategolab.rules import (
     BLUE,
     IMMOBILE,
@@ -833,7 +833,7 @@ class State(Position):
         geo = state._t.geo
         parts = text.split()
         if len(parts) != 4:
-            raise ValueError(f"position {text!r}: expected '<rows> <r|b> <quiet moves> <ply>'")
+            raise ValueError(f"position {shown(text, 400)}: expected '<rows> <r|b> <quiet moves> <ply>'")
         rows = parts[0].split("/")
         if len(rows) != geo.height:
             raise ValueError(f"position has {len(rows)} rows, a {state.ruleset.name} board has {geo.height}")
@@ -870,7 +870,7 @@ class State(Position):
             if c != geo.width:
                 raise ValueError(f"position: row {r + 1} has {c} squares, expected {geo.width}")
         if parts[1] not in ("r", "b") or not all(p.isascii() and p.isdigit() for p in parts[2:]):
-            raise ValueError(f"position {text!r}: expected side to move r/b, then two counts")
+            raise ValueError(f"position {shown(text, 400)}: expected side to move r/b, then two counts")
         state.turn = RED if parts[1] == "r" else BLUE
         state.quiet = int(parts[2])
         state.ply = int(parts[3])

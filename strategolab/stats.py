@@ -10,8 +10,10 @@ owner's left to right), ``row`` counts from the owner's back row (1) and ``colum
 
 Loading parses each source file once, in worker processes when there are several, and caches what it read
 per source file (an ``.npz`` file: numpy arrays only, so a cache file can never run code) keyed by the
-file's absolute path, size and modification time.  The cache lives next to the data in a self-ignoring
-``.strategolab-cache`` folder, or in the user's cache folder when the data folder is read-only.
+file's absolute path, size and a hash of its content (a file edited in place with its modification time
+restored is read again); a damaged cache file is read again from the source, with a warning.  The cache
+lives next to the data in a self-ignoring ``.strategolab-cache`` folder, or in the user's cache folder when
+the data folder is read-only.
 
 The statistics work on a :class:`~strategolab.setupstats.SetupStats` (per-square counts: the shipped table,
 or one computed from games) where counts suffice, and on the setups table where they need whole setups
@@ -27,8 +29,9 @@ import os
 import tempfile
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
+from functools import cached_property
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -38,7 +41,8 @@ import pandas as pd
 
 from strategolab import setupstats
 from strategolab.board import COLUMNS, Square, geometry, square_name
-from strategolab.errors import RecordError
+from strategolab.errors import RecordError, shown
+from strategolab.processes import worker_pool
 from strategolab.rules import (
     CLASSIC,
     EXTRA_RULESETS,
@@ -85,8 +89,8 @@ __all__ = [
 ]
 
 # Bump when what a cache file holds changes: old files are then simply not used.
-# 2: .sgn records are scanned (not replayed) and errors name whole paths.
-CACHE_VERSION = 2
+# 2: .sgn records are scanned (not replayed) and errors name whole paths.  3: keyed on a content hash.
+CACHE_VERSION = 3
 CACHE_ENV = "STRATEGOLAB_CACHE_DIR"  # a folder for every cache file, overriding "next to the data"
 CACHE_FOLDER = ".strategolab-cache"
 RECORD_SUFFIXES = (".sgn",)
@@ -139,13 +143,20 @@ class _Unit:
     def size(self) -> int:
         return sum(f.stat().st_size for f in self.files)
 
-    def key(self, what: str) -> str:
-        """What a cache file must have been made from: every file's absolute path, size and mtime."""
-        stamps = []
+    @cached_property
+    def stamps(self) -> list[list[str | int]]:
+        """Every file's absolute path, size and content hash (hashing reads a file at hundreds of MB/s, far
+        faster than parsing it; size and modification time alone miss a file edited with its time kept)."""
+        stamps: list[list[str | int]] = []
         for f in self.files:
-            st = f.stat()
-            stamps.append([str(f.resolve()), st.st_size, st.st_mtime_ns])
-        return json.dumps({"version": CACHE_VERSION, "what": what, "kind": self.kind, "files": stamps})
+            with f.open("rb") as data:
+                digest = hashlib.file_digest(data, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
+            stamps.append([str(f.resolve()), f.stat().st_size, digest])
+        return stamps
+
+    def key(self, what: str) -> str:
+        """What a cache file must have been made from: these very files (:attr:`stamps`)."""
+        return json.dumps({"version": CACHE_VERSION, "what": what, "kind": self.kind, "files": self.stamps})
 
 
 def _units(sources: Iterable[str | os.PathLike[str]]) -> list[_Unit]:
@@ -389,14 +400,29 @@ def _cache_file(folder: Path, unit: _Unit, what: str) -> Path:
 
 
 def _cache_read(path: Path, key: str) -> Columns | None:
-    """The cached columns if the file exists and was made from exactly this source; anything else is a miss."""
+    """The cached columns if the file exists and was made from exactly this source; anything else is a miss.
+    A file that cannot be read back (truncated, bit-flipped, not an .npz at all) is a miss with a warning:
+    the source is parsed again and the file rewritten."""
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if str(data["__key__"]) != key:
-                return None
-            return {k: data[k] for k in data.files if k != "__key__"}
-    except (OSError, ValueError, KeyError, EOFError):
+        data = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
         return None
+    except Exception as e:  # numpy and zipfile raise many types for a damaged file
+        return _damaged(path, e)
+    if not isinstance(data, np.lib.npyio.NpzFile):  # a plain .npy array where an .npz belongs
+        return _damaged(path, TypeError(f"a {type(data).__name__}, not an .npz archive"))
+    try:
+        with data:
+            if "__key__" not in data.files or str(data["__key__"]) != key:
+                return None
+            return {k: data[k] for k in data.files if k != "__key__"}  # reading checks each member's CRC
+    except Exception as e:
+        return _damaged(path, e)
+
+
+def _damaged(path: Path, error: Exception) -> None:
+    warnings.warn(f"{path}: damaged cache file ({type(error).__name__}: {shown(str(error))}); reading the "
+                  f"source again and rewriting it", stacklevel=4)
 
 
 def _cache_write(path: Path, key: str, columns: Columns) -> bool:
@@ -472,7 +498,7 @@ def _parse(units: list[_Unit], moves: bool, workers: int | None, progress: bool
                 if bar is not None:
                     bar.update(sizes[i])
             return
-        with ProcessPoolExecutor(max_workers=n) as pool:
+        with worker_pool(n) as pool:
             futures = {pool.submit(_read_unit, units[i].kind, [str(f) for f in units[i].files], moves): i
                        for i in order}
             for future in as_completed(futures):
@@ -522,7 +548,8 @@ def load_games(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     wanted = ("games", "moves") if moves else ("games",)
     found: list[dict[str, Columns]] = [{} for _ in units]
     folders = [_cache_folder(unit, cache) for unit in units]
-    keys = [{what: unit.key(what) for what in wanted} for unit in units]  # stamped before parsing begins
+    keys = [{what: unit.key(what) for what in wanted} if folder is not None else {}  # before parsing begins
+            for unit, folder in zip(units, folders, strict=True)]
     for i, (unit, folder) in enumerate(zip(units, folders, strict=True)):
         if folder is None:
             continue

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -645,3 +647,179 @@ def test_legal_moves_contain_move_text_and_nothing_that_is_no_move() -> None:
     assert move in state.legal_moves and str(move) in state.legal_moves and tuple(move) in state.legal_moves
     for thing in ("hello", "Z99-A1", ("A4", "A5"), (True, False), None, 5, (1, 2, 3)):
         assert thing not in state.legal_moves
+
+
+# -- damaged and hostile inputs (issue 12) ------------------------------------------------------------------
+
+# Gravon field letters: a classic army (with Captains, "H"), and a barrage army, each on its owner's rows.
+CLASSIC_ROWS = "MBBBBBBCDD" "DDDDDDEEEE" "EFFFFGGGGH" "HHHIIIJJKL"
+BARRAGE_ROWS = "MBCDDELK" + "A" * 32
+LAKE_ROWS = "AA__AA__AA" * 2
+
+
+def gravon_field(red: str, blue: str) -> str:
+    return red + LAKE_ROWS + "".join(chr(ord(c) + 12) if c != "A" else c for c in blue)
+
+
+def gravon_doc(game_type: str, field: str) -> bytes:
+    return (f'<stratego><game type="{game_type}"><field content="{field}"/>'
+            f'<move id="1" source="A4" target="A5"/><result type="3" winner="2"/></game></stratego>').encode()
+
+
+def test_a_piece_the_army_lacks_is_a_located_error_not_a_key_error(tmp_path: Path) -> None:
+    from strategolab.archive import initial_state
+    from strategolab.gravon import GravonError, GravonGame, parse_gravon
+
+    with pytest.raises(GravonError, match=r"x\.xml:1:\d+: field character 'H' at I1 \(field character 9\) is a "
+                                          r"Captain, which the barrage army does not have \(it has Marshal"):
+        parse_gravon(gravon_doc("barrage", gravon_field(BARRAGE_ROWS[:8] + "H" + BARRAGE_ROWS[9:], BARRAGE_ROWS)),
+                     "x.xml")
+    made = GravonGame("made.xml", "barrage", gravon_field(BARRAGE_ROWS, CLASSIC_ROWS), ())  # built, not read
+    with pytest.raises(GravonError, match=r"made\.xml: the field has a \w+ on \w+, which the gravon-barrage army "):
+        initial_state(made)
+
+
+def test_replay_open_skips_a_game_whose_army_is_wrong(tmp_path: Path) -> None:
+    import zipfile
+
+    path = tmp_path / "month.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("barrage-1.xml", gravon_doc("barrage", gravon_field(CLASSIC_ROWS, BARRAGE_ROWS)))
+        z.writestr("barrage-2.xml", gravon_doc("barrage", gravon_field(BARRAGE_ROWS, BARRAGE_ROWS)))
+    c = ReplayController()
+    assert c.open(path) and c.game is not None and len(c.game_labels()) == 1
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("barrage-1.xml", gravon_doc("barrage", gravon_field(CLASSIC_ROWS, BARRAGE_ROWS)))
+    assert not c.open(path) and c.message_kind == "error"
+
+
+def test_long_games_pickle_and_copy_without_recursion() -> None:
+    import copy
+    import pickle
+
+    from conftest import random_game
+
+    state = random_game(CLASSIC, 7, 1200)
+    assert len(state.move_stack) >= 600
+    game = Game.from_state(state, {"Event": "long"})
+    node = game.mainline()[300]
+    node.comment = "here"
+    node.parent.add_variation(node.parent.state().generate_legal_moves()[-1], comment="instead")  # type: ignore
+    for back in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game), copy.copy(game)):
+        assert back == game and back.headers == game.headers and back.mainline()[300].comment == "here"
+        assert all(n.parent is p for p, n in zip([back, *back.mainline()], back.mainline(), strict=False))
+    again, inner = pickle.loads(pickle.dumps((game, node)))  # a node keeps its place in its game
+    assert inner.game() is again and inner.ply() == node.ply() and inner.comment == "here"
+    assert game.mainline()[0].parent is game  # the original is untouched
+
+
+def test_rule_set_names_are_one_printable_line() -> None:
+    for name in ("x\ny", 'x"]\n[Event "y', "x\r", "\x1b[2J", "x" * 101):
+        with pytest.raises(ValueError, match="name must be one line of at most 100 printable characters"):
+            CLASSIC.replace(name=name)
+    rs = CLASSIC.replace(name='odd "name" [with] \\ and ]')  # quotes and brackets are written escaped
+    game = Game(State.random(rs, 1))
+    assert read_games(write_game(game), rulesets=[rs]).__next__() == game
+
+
+def _peak(action: Callable[[], object]) -> int:
+    """The peak of memory traced while ``action`` runs (a second time: caches are filled), in bytes."""
+    import tracemalloc
+
+    with contextlib.suppress(RecordError):
+        action()
+    tracemalloc.start()
+    try:
+        with contextlib.suppress(RecordError):
+            action()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+SETUPS = f'[RedSetup "{RED_SETUP}"]\n[BlueSetup "{BLUE_SETUP}"]\n'
+
+
+@pytest.mark.parametrize("close", ['"]', ""])
+def test_a_long_header_value_costs_little_memory_and_is_refused_with_its_place(close: str) -> None:
+    from strategolab.notation import MAX_HEADER_CHARS
+
+    ok = f'[Event "{"v" * (MAX_HEADER_CHARS - 10)}{close}\n{SETUPS}\n*\n'
+    huge = f'[Event "{"v" * 2_000_000}{close}\n{SETUPS}\n*\n'
+    for text in (ok, huge):
+        for reader in (read_games, scan_games):
+            assert _peak(lambda r=reader, t=text: list(r(t))) < 3 * len(text)  # was 165 bytes per character
+    with pytest.raises(RecordError, match=rf"^big\.sgn:1:{MAX_HEADER_CHARS + 1}: found a header line of "
+                                          rf"2,000,0\d\d characters, expected at most {MAX_HEADER_CHARS:,}"):
+        list(read_games(huge, name="big.sgn"))
+    if close:
+        assert len(next(read_games(ok)).headers["Event"]) == MAX_HEADER_CHARS - 10
+
+
+def test_a_long_line_of_moves_costs_little_memory(tmp_path: Path) -> None:
+    line = "A4-A5 B7-B6 A5-A4 B6-B7 " * 60_000  # 1.4 MB; the two-square rule refuses the seventh move
+    text = f"{SETUPS}\n{line}*\n"
+    path = tmp_path / "line.sgn"
+    path.write_text(text)
+    assert _peak(lambda: list(read_games(path))) < 3 * len(text)  # was 9 bytes per character
+    assert _peak(lambda: list(scan_games(path))) < 3 * len(text)
+    with pytest.raises(RecordError, match=r"line\.sgn:4:37: illegal move A5-A4: two-square rule"):
+        list(read_games(path))
+
+
+def test_too_many_headers_or_moves_are_refused_where_they_begin(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strategolab import notation
+
+    many = "".join(f'[H{i} "v"]\n' for i in range(5_000)) + SETUPS + "\n*\n"
+    assert _peak(lambda: list(read_games(many))) < 3 * len(many)  # was 35 bytes per character
+    with pytest.raises(RecordError, match=r"^<string>:1001:1: found more than 1,000 headers, expected at most"):
+        list(read_games(many))
+    monkeypatch.setattr(notation, "MAX_MOVES", 3)
+    text = f"{SETUPS}\n1. A4-A5 B7-B6 2. B4-B5 E7-E6 *\n"
+    for reader in (read_games, scan_games):
+        with pytest.raises(RecordError, match=r"<string>:4:25: found move 4 of this game, expected at most 3"):
+            list(reader(text))
+    game = Game.from_state(State.new(RED_SETUP, BLUE_SETUP))
+    for move in ("A4-A5", "B7-B6", "B4-B5", "E7-E6"):
+        game.end().add_variation(move)
+    with pytest.raises(ValueError, match="more than 3 moves"):
+        write_game(game)  # the writer refuses what the reader would
+
+
+def test_the_writer_refuses_a_header_the_reader_would_refuse() -> None:
+    game = Game(State.new(RED_SETUP, BLUE_SETUP), {"Event": "x" * 70_000})
+    with pytest.raises(ValueError, match="header Event holds 70,000 characters: a header line holds at most"):
+        write_game(game)
+    game.headers = {f"H{i}": "v" for i in range(1_000)}
+    with pytest.raises(ValueError, match="headers: the notation holds at most 1,000 per game"):
+        write_game(game)
+
+
+def test_messages_quote_control_characters_and_shorten_long_values() -> None:
+    from strategolab.errors import printable, shown
+    from strategolab.gravon import GravonError, parse_gravon
+
+    assert shown("a\x1b[2Jb") == "'a\\x1b[2Jb'" and shown("x" * 1000).endswith("... (1,000 characters)")
+    assert printable("m\nfake: line\u202e") == "m\\nfake: line\\u202e" and len(printable("y" * 10**6)) < 300
+    error = RecordError("bad", "month.zip:classic-\x1b[2J\r\n.xml", 3, 4)
+    assert str(error) == "month.zip:classic-\\x1b[2J\\r\\n.xml:3:4: bad"
+    doc = f'<stratego><game type="classic"><move id="1" source="{"Z" * 4_000_000}" target="A5"/></game></stratego>'
+    with pytest.raises(GravonError) as info:
+        parse_gravon(doc.encode(), "big.xml", max_bytes=5_000_000)
+    assert len(str(info.value)) < 300 and "(4,000,000 characters)" in str(info.value)
+    for value in ("\x1b[2J", "x" * 100_000):
+        with pytest.raises(RecordError) as info:
+            list(read_games(f'[Result "{value}"]\n{SETUPS}\n*\n'))
+        assert "\x1b" not in str(info.value) and len(str(info.value)) < 300
+
+
+def test_record_errors_pickle_with_their_place() -> None:
+    """Games keep their reading errors (game.errors), so pickling a game pickles them."""
+    import pickle
+
+    from strategolab.archive import ConversionError
+
+    for error in (RecordError("bad", "a.sgn", 3, 4), ConversionError("illegal", "m.zip:x.xml")):
+        back = pickle.loads(pickle.dumps(error))
+        assert (type(back), str(back), back.message, back.source, back.line) == (
+            type(error), str(error), error.message, error.source, error.line)

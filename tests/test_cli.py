@@ -4,9 +4,12 @@ help, and the promise never to overwrite an input."""
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -66,6 +69,7 @@ def test_help_describes_every_command_formats_and_exit_codes(capsys: pytest.Capt
     for command in ("validate", "convert", "info", "selfplay"):
         code, out, _ = run(capsys, command, "--help")
         assert code == OK and "exit codes:" in out and "usage: strategolab " + command in out
+        assert "3  an internal error: a bug in strategolab" in out and "130, 143  interrupted" in out
     for command in ("validate", "convert", "info"):
         help_text = build_parser().parse_args([command, "x", "-o", "y.sgn"] if command == "convert"
                                               else [command, "x"])
@@ -254,3 +258,126 @@ def test_selfplay_writes_readable_records(capsys: pytest.CaptureFixture[str], tm
     assert len(games) == 2 and all(g.ruleset.name == "pocket" and g.result != "*" for g in games)
     code, _, err = run(capsys, "selfplay", "-o", str(out), "--ruleset", "chess", "--force")
     assert code == USAGE and "unknown ruleset 'chess'" in err
+
+
+# -- damaged and hostile inputs (issue 12) ------------------------------------------------------------------
+
+CLASSIC_FIELD = "MBBBBBBCDD" "DDDDDDEEEE" "EFFFFGGGGH" "HHHIIIJJKL" + "AA__AA__AA" * 2
+CLASSIC_FIELD += "".join(chr(ord(c) + 12) for c in CLASSIC_FIELD[:40])
+
+
+def gravon_member(kind: str = "classic", moves: str = '<move id="1" source="E4" target="E5"/>') -> str:
+    return (f'<stratego><game type="{kind}"><field content="{CLASSIC_FIELD}"/>{moves}'
+            f'<result type="3" winner="2"/></game></stratego>')
+
+
+def zip_of(path: Path, members: dict[str, str]) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in members.items():
+            z.writestr(name, text)
+    return path
+
+
+def test_a_barrage_game_with_a_captain_is_one_error_and_the_run_goes_on(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, gravon_zip: Path) -> None:
+    bad = zip_of(tmp_path / "bad.zip", {"barrage-1.xml": gravon_member("barrage"),
+                                        "classic-2.xml": gravon_member()})
+    code, out, err = run(capsys, "validate", str(bad), str(gravon_zip))
+    assert code == PROBLEMS and "Traceback" not in err
+    assert f"{bad}:barrage-1.xml:1:" in out and "is a Sergeant, which the barrage army does not have" in out
+    assert out.splitlines()[-1] == "2 files, 3 games, 8 moves: 1 error, 0 warnings"
+    target = tmp_path / "out.sgn"
+    code, out, err = run(capsys, "convert", str(bad), str(gravon_zip), "-o", str(target))
+    assert code == PROBLEMS and "Traceback" not in err
+    assert out.splitlines()[-1].startswith(f"wrote 3 games to {target}") and len(list(read_games(target))) == 3
+
+
+def test_member_names_with_line_breaks_and_escape_codes_reach_no_terminal_raw(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    names = "classic-1\r\nfake: 0 errors.xml", "classic-\x1b[2J\x1b]0;owned\x07.xml"
+    source = zip_of(tmp_path / "m.zip", dict.fromkeys(names, gravon_member()))
+    target = tmp_path / "out.sgn"
+    code, out, err = run(capsys, "convert", str(source), "-o", str(target))
+    assert code == OK, out + err
+    headers = [g.headers["Source"] for g in read_games(target)]
+    assert sorted(headers) == ["m.zip:classic-1\\r\\nfake: 0 errors.xml",
+                               "m.zip:classic-\\x1b[2J\\x1b]0;owned\\x07.xml"]
+    hostile = zip_of(tmp_path / "h.zip", {
+        names[1]: gravon_member(moves=f'<move id="1" source="{"Z" * 3_900_000}" target="E5"/>'),
+        names[0]: gravon_member(moves='<move id="1" source="A1" target="A2"/>')})  # illegal: a replay error
+    code, out, err = run(capsys, "validate", str(hostile))
+    assert code == PROBLEMS
+    assert "\x1b" not in out + err and "\x07" not in out + err and "\r" not in out and len(out) < 1000, out[:300]
+    assert "h.zip:classic-\\x1b[2J\\x1b]0;owned\\x07.xml:1:" in out and "(3,900,000 characters)" in out
+    assert "h.zip:classic-1\\r\\nfake: 0 errors.xml: move 1 A1-A2 is illegal" in out
+
+
+def test_an_internal_error_has_its_own_exit_code_and_says_so(capsys: pytest.CaptureFixture[str], good: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from strategolab import cli
+
+    def broken(rows: object, files: int) -> str:
+        raise KeyError("Captain")
+
+    monkeypatch.setattr(cli, "summary_table", broken)
+    code, _, err = run(capsys, "info", str(good))
+    assert code == cli.INTERNAL == 3
+    assert "internal error (a bug in strategolab, not a problem with the input" in err and "KeyError" in err
+
+
+def test_an_output_that_cannot_be_written_is_named(tmp_path: Path, good: Path) -> None:
+    big = tmp_path / "big.sgn"
+    big.write_text("\n".join([good.read_text()] * 10))
+    target = tmp_path / "out.sgn"
+    script = ("import resource, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000)); "
+              "from strategolab.cli import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", script, "convert", str(big), "-o", str(target), "--no-progress"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == USAGE, done.stderr
+    assert done.stderr.strip() == f"strategolab: error: {target}: File too large"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.sgn", "good.sgn"]  # no temporary file left
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux: from /proc)."""
+    out = set()
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat_file.parent.name))
+    return out
+
+
+def _wait_for(condition: Callable[[], object], seconds: float = 60) -> None:
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not ARCHIVE.is_dir() or not Path("/proc/self/stat").exists(),
+                    reason=f"needs the shared Gravon archive at {ARCHIVE} (a long convert) and Linux's /proc")
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGKILL"])
+def test_a_killed_convert_leaves_no_temporary_file_nor_workers(tmp_path: Path, how: str) -> None:
+    target = tmp_path / "all.sgn"
+    month = ARCHIVE / "strados2014-0.zip"  # about a thousand games: seconds of work for two workers
+    child = subprocess.Popen([sys.executable, "-m", "strategolab", "convert", str(month), "-o", str(target),
+                              "-j", "2", "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_for(lambda: list(tmp_path.glob(".all.sgn.*.tmp")) and len(_children(child.pid)) >= 2)
+        workers = _children(child.pid)
+        child.send_signal(getattr(signal, how))
+        code = child.wait(timeout=60)
+    finally:
+        child.kill()
+    assert code == (-signal.SIGKILL if how == "SIGKILL" else 128 + getattr(signal, how))
+    _wait_for(lambda: not any(Path(f"/proc/{w}").exists() for w in workers), 10)  # workers end with the parent
+    if how != "SIGKILL":  # a process killed outright cannot clean up; the others must
+        assert list(tmp_path.iterdir()) == []
+        assert b"interrupted" in child.stderr.read()  # type: ignore[union-attr]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import pickle
 import zipfile
@@ -15,7 +16,9 @@ from hypothesis import strategies as st
 
 from strategolab import rules
 from strategolab.board import parse_square, square_name
+from strategolab.errors import RecordError
 from strategolab.gravon import (
+    GAME_TYPES,
     MAX_XML_BYTES,
     RESULT_TYPES,
     GravonError,
@@ -32,6 +35,7 @@ needs_archive = pytest.mark.skipif(
 RED_ROWS = "MBBBBBBCDD" "DDDDDDEEEE" "EFFFFGGGGH" "HHHIIIJJKL"
 BLUE_ROWS = "".join(chr(ord(c) + 12) for c in RED_ROWS)
 FIELD = RED_ROWS + "AA__AA__AA" * 2 + BLUE_ROWS
+BARRAGE_FIELD = "MBCDDELK" + "A" * 32 + "AA__AA__AA" * 2 + "A" * 32 + "YNOPPQXW"  # the eight pieces each
 
 
 def game_xml(moves: str = "", *, field: str | None = FIELD, game_type: str = "classic",
@@ -380,7 +384,7 @@ def make_zip(path: Path, members: dict[str, bytes]) -> Path:
 def test_zip_members_are_read_in_name_order_and_filtered(tmp_path: Path) -> None:
     good = game_xml(move_lines("A4 A5"))
     zpath = make_zip(tmp_path / "strados2014-0.zip", {
-        "classic-2014.0-2.xml": good, "barrage-2014.0-1.xml": good.replace(b"classic", b"barrage"),
+        "classic-2014.0-2.xml": good, "barrage-2014.0-1.xml": game_xml(field=BARRAGE_FIELD, game_type="barrage"),
         "classic-2014.0-1.xml": good, "notes.txt": b"not a game", "odd-name.xml": good})
     games = list(read_gravon(zpath))
     assert [g.source for g in games] == [f"{zpath}:{n}" for n in (
@@ -555,7 +559,7 @@ def test_mutated_zips_raise_only_gravon_error(tmp_path_factory: pytest.TempPathF
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("classic-1.xml", game_xml(move_lines("B4 B5", "K7 K6")))
-        zf.writestr("barrage-2.xml", game_xml(game_type="barrage"))
+        zf.writestr("barrage-2.xml", game_xml(field=BARRAGE_FIELD, game_type="barrage"))
     raw = bytearray(buffer.getvalue())
     for _ in range(data.draw(st.integers(1, 6))):
         where = data.draw(st.integers(0, len(raw) - 1))
@@ -566,3 +570,34 @@ def test_mutated_zips_raise_only_gravon_error(tmp_path_factory: pytest.TempPathF
         list(read_gravon(path))
     except GravonError as e:
         assert (e.source or "").startswith(str(path))
+
+
+# Any letters on the setup rows, for any game type: a barrage or duell field may hold pieces its army lacks.
+_FIELD_LETTERS = "A" * 8 + "BCDEFGHIJKLM" + "NOPQRSTUVWXY"
+
+
+@st.composite
+def fields_of_any_army(draw: st.DrawFn) -> str:
+    cells = [draw(st.sampled_from(_FIELD_LETTERS)) for _ in range(80)]
+    return "".join(cells[:40]) + "AA__AA__AA" * 2 + "".join(cells[40:])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game_type=st.sampled_from(GAME_TYPES), field=fields_of_any_army() | st.just(BARRAGE_FIELD))
+def test_fields_of_any_army_are_refused_or_replayed_never_crash(game_type: str, field: str) -> None:
+    """The reader refuses a field its game type's army cannot hold; whatever it lets through can be set up,
+    replayed and converted (or refused by a RecordError), never a KeyError half-way through a batch."""
+    from strategolab.archive import CONVERTIBLE, initial_state, replay, to_game
+
+    try:
+        game = parse_gravon(game_xml(move_lines("B4 B5"), field=field, game_type=game_type), "any.xml")
+    except GravonError as e:
+        assert "army does not have" in e.message and game_type in ("barrage", "duell")
+        return
+    rs = CONVERTIBLE.get(game_type)
+    if rs is None:
+        return
+    initial_state(game, rs)
+    replay(game, rs)
+    with contextlib.suppress(RecordError):
+        to_game(game)

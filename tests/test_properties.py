@@ -3,6 +3,7 @@ views that never leak, and agreement between the move generator and ``illegal_re
 
 from __future__ import annotations
 
+import copy
 import pickle
 import random
 from collections import Counter
@@ -12,7 +13,7 @@ from conftest import ALL_RULESETS, census, permute_hidden, pick_move, random_gam
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from strategolab import BLUE, RED, Battle, BattleResult, Move, Ruleset, State, Termination
+from strategolab import BLUE, RED, Battle, BattleResult, Game, Move, Ruleset, State, Termination
 from strategolab.board import STRIDE, geometry
 from strategolab.state import KIND, OWNER, REVEALED
 
@@ -203,3 +204,16 @@ def test_outcome_is_consistent_with_the_position(rs: Ruleset, seed: int, plies: 
         loser = 1 - outcome.winner
         assert not movable[loser] or (state.turn == loser and not can_move[loser])
         assert can_move[outcome.winner]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rs=rulesets, seed=seeds, plies=st.integers(0, 2000), at=st.floats(0, 1))
+def test_games_of_any_length_pickle_and_copy(rs: Ruleset, seed: int, plies: int, at: float) -> None:
+    """Real games run to thousands of plies: pickling or copying a game (or a node of it) never recurses."""
+    game = Game.from_state(random_game(rs, seed, plies), {"Event": "any"})
+    nodes = game.mainline()
+    node = nodes[int(at * (len(nodes) - 1))] if nodes else game
+    for back in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game)):
+        assert back == game and back.headers == game.headers
+    copied_game, copied_node = copy.deepcopy((game, node))
+    assert copied_node.game() is copied_game and copied_node.ply() == node.ply()
