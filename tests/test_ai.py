@@ -238,6 +238,33 @@ def test_does_not_throw_the_marshal_on_a_known_bomb(level: str) -> None:
     assert ComputerPlayer(level, seed=1).choose_move(state.view(RED)) != Move.parse("E5-E6")
 
 
+def test_a_dear_piece_is_not_risked_on_a_likely_bomb_for_the_hope_of_the_flag() -> None:
+    """Blue's only unmoved pieces, E10 and F10, are Bombs or the Flag for all Red knows (about 77 % Bomb, 10 %
+    Flag each).  Counting the Flag as a whole win, the Marshal went for them (E9-F9 scored +57); a Scout or a
+    Miner could try them as well, so for the Marshal the Flag's hope counts only in part (``Model.prize``)."""
+    state = make("A1:rF B1:rB A2:rB E9:rX B2:r2 C2:r3 J2:r4 E10:bB F10:bF A7:b2' B7:b2' C7:b3' H7:b6' I7:b4' "
+                 "J7:b5' A8:b2' J8:b3'", turn=RED)
+    player = ComputerPlayer("hard", seed=0)
+    assert player.beliefs(state.view(RED))[sq("E10")]["Bomb"] > 0.7
+    move = player.choose_move(state.view(RED))
+    assert move not in (Move.parse("E9-F9"), Move.parse("E9-E10")), str(player.last_reasoning)
+    assert all(c.score < 20 for c in player.last_reasoning.candidates), str(player.last_reasoning)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_revealed_marshal_keeps_away_from_a_piece_that_may_be_the_spy(seed: int) -> None:
+    """Blue has shown every piece but its Spy and seven Scouts, which have all moved: F5 is the Spy with
+    probability 1/8.  The Marshal stepping next to it risks 1/8 of a Marshal whichever guesses it draws;
+    before, the enemy's reply came from the guess alone and the Marshal walked up in every seed."""
+    shown = ("A10:bF A9:bB B10:bB C10:bB D10:bB E10:bB F10:bB G10:bX! H10:b9! I10:b8! J10:b8! G9:b7! H9:b7! "
+             "I9:b7! J9:b6! B9:b6! C9:b6! D9:b6! E9:b5! F9:b5! G8:b5! H8:b5! I8:b4! J8:b4! A8:b4! B8:b4! C8:b3! "
+             "D8:b3! E8:b3! F8:b3! A7:b3!")
+    unseen = "F5:bS' B6:b2' J6:b2' A6:b2' I6:b2' E7:b2' J5:b2' B7:b2'"
+    state = make(f"{shown} {unseen} A1:rF B1:rB A2:rB E4:rX'! J1:r9 I1:r8 H1:r3 G1:r2", turn=RED)
+    move = ComputerPlayer("hard", seed=seed).choose_move(state.view(RED))
+    assert move not in (Move.parse("E4-E5"), Move.parse("E4-F4"))
+
+
 @pytest.mark.parametrize("level", ["medium", "hard"])
 def test_runs_from_a_known_stronger_piece(level: str) -> None:
     state = make("A1:rF B1:rB A2:rB J1:r2 E5:r6'! E6:bX'! J9:b5 J10:bF", turn=RED)

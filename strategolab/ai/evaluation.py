@@ -124,6 +124,9 @@ class Model:
     PULL = 0.12  # weight of the pull towards targets a piece should attack
     PULL_DECAY = 0.8  # per step of distance
     FLAG_PULL = 400.0  # how much an enemy Flag is worth as a target
+    DOUBT = 0.06  # how sure a modelled enemy reply is: moves this share of a top piece worse still count 1/e
+    CHEAP = 0.2  # a piece worth at most this share of its side's best piece is sent to find the Flag freely
+    FLAG_SHARE = 0.15  # what a dearer piece counts the hope of finding the Flag at, as a share of a win
     COVER = 40.0  # our movable piece next to our Flag
     GUARD_FROM, GUARD_SPAN = 10, 15  # guarding grows from armies of 10 movable pieces to full at 25 and more
     DANGER = 120.0  # enemy piece next to our Flag
@@ -167,6 +170,16 @@ class Model:
                 info[side][i + 1] = (0.15 if v[i] >= 0.6 * max(v) else 0.1) * v[i] if kinds[i].movable else 3.0
         self.val = val
         self.info = info
+        # What the hope of finding the Flag in a hidden piece is worth to each attacker: a cheap piece (a
+        # Scout, a Miner) may count it in full, a dear one only in part, since a cheap piece could find the
+        # same Flag without risking the dear one on a Bomb.
+        prize = [[0.0] * (n + 1), [0.0] * (n + 1)]
+        for side, v in self.values.items():
+            top = max((x for x, k in zip(v, kinds, strict=True) if k.movable), default=0.0)
+            for i in range(n):
+                prize[side][i + 1] = self.win if v[i] <= self.CHEAP * top else self.FLAG_SHARE * self.win
+        self.prize = prize
+        self.doubt = self.DOUBT * max(max(v) for v in self.values.values())
         size = geo.size
         zero = [0.0] * size
         pst: list[list[list[float]]] = [[zero] * (n + 1), [zero] * (n + 1)]
@@ -208,11 +221,12 @@ class Model:
                         continue
                     r = self.battle[a + 1][k + 1]
                     if r == _ATTACKER_WINS:
-                        g += p * (enemy_v[k] + pst[1 - me][k + 1][s] + (self.FLAG_PULL if kinds[k].is_flag else 0.0))
+                        flag = self.FLAG_PULL * prize[me][a + 1] / self.win if kinds[k].is_flag else 0.0
+                        g += p * (enemy_v[k] + pst[1 - me][k + 1][s] + flag)
                     elif r == _DEFENDER_WINS:
                         g -= p * own_v[a]
-                    else:
-                        g += p * (enemy_v[k] - own_v[a])
+                    else:  # a trade: worth more against a piece that comes for our Flag
+                        g += p * (enemy_v[k] + pst[1 - me][k + 1][s] - own_v[a])
                 if g > 0:
                     gains.append((g, s))
             gains.sort(reverse=True)

@@ -9,7 +9,7 @@ from strategolab.board import Square
 from strategolab.rules import PLAYER_NAMES, Ruleset, get_ruleset
 from strategolab.setup_library import choose_setup as _library_setup
 from strategolab.setups import Setup
-from strategolab.state import Move, Piece
+from strategolab.state import KIND, Move, Piece
 from strategolab.views import View
 
 from .beliefs import belief_table, read_history, remaining_hidden, sample_identities, their_belief_table
@@ -131,7 +131,10 @@ class ComputerPlayer:
                 w = s.world
                 before = w.piece_at(t)
                 w.set_piece(t, Piece(enemy, kinds[k]), moved=view.has_moved(t))
-                v = s.value(move, depth, roots[i], -1)
+                if kinds[k].is_flag:  # a dear piece counts the hope of the Flag only in part (Model.prize)
+                    v = roots[i] + s.m.prize[view.player][s.board[move.from_square] & KIND]
+                else:
+                    v = s.value(move, depth, roots[i], -1)
                 w.set_piece(t, before, moved=view.has_moved(t))
                 total += p * v
                 mass += p

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from strategolab.board import STRIDE, Square
@@ -56,16 +57,40 @@ class Search:
 
     def expect(self, f: Square, t: Square, beliefs: dict[Square, Pairs]) -> float:
         """The change of our score expected from the piece on ``f`` attacking the hidden piece on ``t``, as
-        the attacker believes (``beliefs``; a captured Flag counts as its final score)."""
+        the attacker believes (``beliefs``; the hope of a Flag counts as the attacker's prize, see
+        :attr:`Model.prize`)."""
         board = self.board
         mc = board[f]
         hidden = board[t] & ~KIND
         delta = self.m.delta_codes
         total = 0.0
+        prize = self.m.prize[(mc & OWNER) >> 5][mc & KIND]
+        sign = 1.0 if (mc & OWNER) >> 5 == self.m.me else -1.0
         for k, p in beliefs[t]:
             d, final = delta(mc, hidden | k, f, t)
-            total += p * (d if final is None else final)
+            total += p * (d if final is None else sign * prize)
         return total
+
+    def movers(self, f: Square) -> Pairs:
+        """The types the hidden enemy piece on ``f`` may be, given that it moves (immobile types dropped)."""
+        mobile = self.m.mobile
+        row = [(k, p) for k, p in self.unknown[f] if mobile[k]]
+        total = sum(p for _, p in row)
+        return [(k, p / total) for k, p in row] if total > 0 else [(self.board[f] & KIND, 1.0)]
+
+    def typed_attack(self, move: Move, score: float, last_to: Square) -> list[tuple[float, float]]:
+        """An attack by an enemy piece we have not seen, as the last move searched: the value after it for
+        each type the piece may be, with its probability (the world's own guess does not decide it)."""
+        f, t = move
+        board = self.board
+        code = board[f]
+        out = []
+        for k, p in self.movers(f):
+            board[f] = (code & ~KIND) | k
+            d, final = self.m.delta(board, f, t)
+            out.append((p, final if final is not None else self.play(move, 0, -_INF, _INF, score + d, last_to)))
+        board[f] = code
+        return out
 
     def track(self, f: Square, t: Square) -> list | None:
         """Before a move is pushed: keep the hidden-piece maps up to date (a battle shows both pieces, a run
@@ -191,15 +216,23 @@ class Search:
 
     def modelled_reply(self, moves: list[Move], depth: int, score: float, last_to: Square) -> float:
         """The enemy to move, choosing by what it can know: an attack on one of our hidden pieces is judged
-        by its expectation under the enemy's beliefs, but what it meets is the piece that is there."""
+        by its expectation under the enemy's beliefs, but what it meets is the piece that is there.
+
+        The enemy is not certain to play the move that looks best to it: every move counts with a weight
+        that falls off with how much worse it looks to the enemy (:attr:`Model.DOUBT`), so a reply that
+        would be a blunder is hoped for only as much as the enemy is likely to choose it."""
         board = self.board
         delta = self.m.delta
         mine = self.mine
-        best_est = _INF
-        best = _INF
+        options: list[tuple[float, float]] = []  # (what the enemy expects, what it gets), from our side
+        typed = []  # attacks on our pieces it knows by pieces we have not seen, as the last move searched
         quiet_best = None
+        unknown = self.unknown
         for mv in moves:
             f, t = mv
+            if depth == 1 and f in unknown and board[t] and t not in mine and abs(t - f) in (1, STRIDE):
+                typed.append(self.typed_attack(mv, score, last_to))
+                continue
             d, final = delta(board, f, t)
             hidden = t in mine
             if final is not None and not hidden:
@@ -213,13 +246,27 @@ class Search:
             if hidden:
                 guess = self.expect(f, t, mine)
                 est = score + guess if final is not None else v - d + guess
-            if est < best_est:
-                best_est, best = est, v
+            options.append((est, v))
         if quiet_best is not None:
             v = self.leaf_after_quiet(score + quiet_best, last_to)
-            if v < best_est:
-                best = v
-        return best
+            options.append((v, v))
+        if options:
+            low = min(est for est, _ in options)
+            doubt = self.m.doubt
+            total = mass = 0.0
+            for est, v in options:
+                x = (est - low) / doubt
+                if x < 12.0:
+                    w = math.exp(-x)
+                    total += w * v
+                    mass += w
+            value = total / mass
+        else:
+            value = _INF
+        # Each type of an unseen attacker takes our piece if that is better for it than its other moves.
+        for outcomes in typed:
+            value = min(value, sum(p * min(v, value) for p, v in outcomes))
+        return value if value < _INF else score
 
     def leaf(self, score: float, last_to: Square, prev_to: Square) -> float:
         """Stand pat, or the side to move's best capture of the piece that just moved or by its own last piece."""
@@ -268,8 +315,22 @@ class Search:
         beliefs = self.unknown if ours else self.mine
         best_gain = 0.0
         result = score
+        board = self.board
         for f, t in options:
-            d, final = delta(self.board, f, t)
+            if not ours and f in self.unknown and t not in beliefs:
+                # An enemy piece we have not seen takes our piece if it can: over the types it may be.
+                code = board[f]
+                outcome = 0.0
+                for k, p in self.movers(f):
+                    board[f] = (code & ~KIND) | k
+                    d, final = delta(board, f, t)
+                    outcome += p * min(score + d if final is None else final, score)
+                board[f] = code
+                gain = score - outcome
+                if gain > best_gain:
+                    best_gain, result = gain, outcome
+                continue
+            d, final = delta(board, f, t)
             if t in beliefs:
                 guess = self.expect(f, t, beliefs)
                 gain = guess if ours else -guess
