@@ -18,6 +18,7 @@ from strategolab.ai import (
     remaining_hidden,
     their_belief_table,
 )
+from strategolab.ai.explanation import describe_move
 from strategolab.players import RandomPlayer, play_game, selfplay
 from strategolab.setup_library import (
     choose_setup,
@@ -251,6 +252,15 @@ def test_a_dear_piece_is_not_risked_on_a_likely_bomb_for_the_hope_of_the_flag() 
     assert all(c.score < 20 for c in player.last_reasoning.candidates), str(player.last_reasoning)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_medium_sees_a_known_piece_threaten_a_piece_that_did_not_move(seed: int) -> None:
+    """The Blue General is known and stands next to Red's Major.  At one ply the reply used to cover only
+    the moved piece, so medium left the Major there for a Scout or Miner move in half the seeds."""
+    state = make("A1:rF B1:rB A2:rB J1:r2 H1:r3 E5:r7' E6:b9'! J9:b5 J10:bF", turn=RED)
+    move = ComputerPlayer("medium", seed=seed).choose_move(state.view(RED))
+    assert move in (Move.parse("E5-E4"), Move.parse("E5-F5"))
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_revealed_marshal_keeps_away_from_a_piece_that_may_be_the_spy(seed: int) -> None:
     """Blue has shown every piece but its Spy and seven Scouts, which have all moved: F5 is the Spy with
@@ -327,7 +337,25 @@ def test_reasoning_says_whom_each_attack_hits_and_what_a_hidden_target_may_be() 
     assert notes.get("F7-E7") == "attacks the Major", str(why)
     hidden = notes.get("F7-F8", "")
     assert hidden.startswith("attacks a hidden piece: ") and "%" in hidden
-    assert sum(int(part.rsplit(" ", 1)[1].rstrip("%")) for part in hidden.split(": ", 1)[1].split(", ")) <= 101
+    types, _, risk = hidden.split(": ", 1)[1].partition("; ")
+    assert sum(int(part.rsplit(" ", 1)[1].rstrip("%")) for part in types.split(", ")) <= 101
+    assert risk == "" or (risk.startswith("its Marshal loses ") and risk.endswith("%"))
+
+
+def test_reasoning_says_how_likely_a_known_piece_meets_its_better() -> None:
+    """A revealed Marshal stepping next to hidden pieces: the note gives the chance that one of them is the
+    Spy (the only piece that beats it when attacking); an attack says how likely the attacker loses."""
+    state = make("E4:rX'! A1:rF B1:rB A2:rB J1:r2 F5:bS' E7:b2' J10:bF I10:bB", turn=RED)
+    view = state.view(RED)
+    beliefs = dict(zip(*belief_table(view), strict=True))
+    spy = beliefs[sq("F5")][[k.name for k in view.ruleset.piece_types].index("Spy")]
+    note = describe_move(view, Move.parse("E4-E5"), beliefs)
+    assert spy > 0.05 and note == f"next to hidden pieces, one of which beats it {spy:.0%}"
+    assert describe_move(view, Move.parse("E4-E3"), beliefs) == ""
+    state = make("A1:rF B1:rB A2:rB E9:r9 E10:bB F10:bF J7:b2'", turn=RED)
+    view = state.view(RED)
+    note = describe_move(view, Move.parse("E9-E10"), dict(zip(*belief_table(view), strict=True)))
+    assert note.startswith("attacks a hidden piece: ") and "; its General loses " in note
 
 
 def test_unknown_level_is_refused() -> None:

@@ -124,6 +124,7 @@ class Model:
     PULL = 0.12  # weight of the pull towards targets a piece should attack
     PULL_DECAY = 0.8  # per step of distance
     FLAG_PULL = 400.0  # how much an enemy Flag is worth as a target
+    THREAT = 0.6  # how much of the second of our pieces a known enemy piece attacks at once counts as lost
     DOUBT = 0.06  # how sure a modelled enemy reply is: moves this share of a top piece worse still count 1/e
     CHEAP = 0.2  # a piece worth at most this share of its side's best piece is sent to find the Flag freely
     FLAG_SHARE = 0.15  # what a dearer piece counts the hope of finding the Flag at, as a share of a win

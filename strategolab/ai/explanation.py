@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from strategolab.board import Square, square_name
-from strategolab.rules import PLAYER_NAMES
+from strategolab.rules import PLAYER_NAMES, BattleResult, resolve_battle
 from strategolab.state import Move
 from strategolab.views import View
 
@@ -50,12 +50,23 @@ class Reasoning:
 
 
 def describe_move(view: View, move: Move, beliefs: dict[Square, list[float]]) -> str:
-    """What a candidate move does, in words a learner can follow: whom it attacks, and what the computer
-    believes a hidden target is (its three likeliest types)."""
+    """What a candidate move does, in words a learner can follow: whom it attacks, what the computer believes
+    a hidden target is (its three likeliest types) and how likely its piece is to lose there; for a known
+    piece stepping next to hidden ones, how likely one of them is to beat it if it attacks."""
     t = move.to_square
-    if not view.board[t]:
-        return ""
     rs = view.ruleset
+    mover = view.piece_at(move.from_square)
+    if not view.board[t]:
+        if mover is None or not view.is_revealed(move.from_square):
+            return ""
+        # A piece the enemy knows: the hidden pieces around its new square may be ones that beat it.
+        safe = 1.0
+        for n in view.geometry.neighbours[t]:
+            row = beliefs.get(n)
+            if row and n != move.from_square:
+                safe *= 1.0 - sum(p for k, p in enumerate(row) if rs.piece_types[k].movable
+                                  and resolve_battle(rs.piece_types[k], mover.type) == BattleResult.ATTACKER_WINS)
+        return f"next to hidden pieces, one of which beats it {1 - safe:.0%}" if safe < 0.995 else ""
     target = view.piece_at(t)
     if target is not None:
         return f"attacks the {target.type.name}"
@@ -63,4 +74,10 @@ def describe_move(view: View, move: Move, beliefs: dict[Square, list[float]]) ->
     if not probs:
         return "attacks a hidden piece"
     top = sorted(((p, k) for k, p in enumerate(probs) if p >= 0.005), reverse=True)[:3]
-    return "attacks a hidden piece: " + ", ".join(f"{rs.piece_types[k].name} {p:.0%}" for p, k in top)
+    text = "attacks a hidden piece: " + ", ".join(f"{rs.piece_types[k].name} {p:.0%}" for p, k in top)
+    if mover is not None:
+        lose = sum(p for k, p in enumerate(probs)
+                   if resolve_battle(mover.type, rs.piece_types[k]) == BattleResult.DEFENDER_WINS)
+        if lose >= 0.005:
+            text += f"; its {mover.type.name} loses {lose:.0%}"
+    return text

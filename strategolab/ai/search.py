@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from strategolab.board import STRIDE, Square
-from strategolab.state import KIND, OWNER, Move, Piece, State
+from strategolab.state import KIND, OWNER, REVEALED, Move, Piece, State
 from strategolab.views import View
 
 from .evaluation import Model
@@ -36,6 +36,11 @@ class Search:
         self.nodes = 0
         self.unknown = pairs(beliefs)
         self.mine = pairs(theirs or {})
+        # Enemy pieces we know and that can move: the ones whose threats the leaves can count exactly.
+        enemy = (1 - model.me) << 5
+        mobile = model.mobile
+        self.known = {s for s in world.geometry.land if (c := self.board[s]) and c & OWNER == enemy
+                      and c & REVEALED and mobile[c & KIND]}
 
     def relevant(self, f: Square, t: Square, player: int) -> bool:
         """Does a move touch the enemy (attack, or start/end next to an enemy piece)?  Others are judged
@@ -131,14 +136,49 @@ class Search:
     def play(self, move: Move, depth: int, alpha: float, beta: float, score: float, last_to: Square) -> float:
         """Push ``move``, search ``depth`` plies after it, take it back."""
         w = self.world
-        attack = self.board[move[1]]
-        undo = self.track(*move)
+        f, t = move
+        board = self.board
+        attack = board[t]
+        undo = self.track(f, t)
+        known = self.known
+        from_known, to_known = f in known, t in known
+        if from_known or to_known:
+            known.discard(f)
+            known.discard(t)
         w.push(move)
+        if (from_known or to_known) and (c := board[t]) and c & OWNER != self.m.me << 5:
+            known.add(t)  # the known enemy piece survived the move or the battle
         end = self.ended() if attack else None
-        v = self.search(depth, alpha, beta, score, move[1], last_to) if end is None else end
+        v = self.search(depth, alpha, beta, score, t, last_to) if end is None else end
         w.pop()
+        if from_known or to_known:
+            known.discard(t)
+            if from_known:
+                known.add(f)
+            if to_known:
+                known.add(t)
         self.untrack(undo)
         return v
+
+    def threats(self) -> list[tuple[float, Square, Square]]:
+        """Attacks by known enemy pieces on our pieces next to them that would win material: (change of our
+        score, from, to), worst first."""
+        board = self.board
+        m = self.m
+        mine = m.me << 5
+        out = []
+        for s in self.known:
+            a = board[s]
+            for n in m.neighbours[s]:
+                c = board[n]
+                if c and c & OWNER == mine:
+                    d, final = m.delta_codes(a, c, s, n)
+                    if final is not None:
+                        d = final
+                    if d < 0:
+                        out.append((d, s, n))
+        out.sort()
+        return out
 
     def ended(self) -> float | None:
         """After a battle: the final score if it left a side without a movable piece."""
@@ -284,8 +324,15 @@ class Search:
         a = board[prev_to] if prev_to >= 0 else 0
         if a and a & OWNER == bit and mobile[a & KIND]:
             options += [(prev_to, s) for s in m.neighbours[prev_to] if (c := board[s]) and c & OWNER != bit]
-        value = self.best_capture(score, options, p == m.me)
-        return value if p == m.me else self.exposed(value, score)
+        if p != m.me:
+            options += [(f, t) for _, f, t in self.threats()]
+            return self.exposed(self.best_capture(score, options, False), score)
+        value = self.best_capture(score, options, True)
+        threats = self.threats()
+        if len(threats) > 1:
+            # We can save one piece that a known enemy piece attacks, not two: the second is likely lost.
+            value += m.THREAT * threats[1][0]
+        return value
 
     def exposed(self, value: float, score: float) -> float:
         """With the enemy to move: our Flag within its reach counts as half lost (it may not know it is the
@@ -303,6 +350,8 @@ class Search:
         options = []
         if a and a & OWNER == bit and m.mobile[a & KIND]:
             options = [(last_to, s) for s in m.neighbours[last_to] if (c := board[s]) and c & OWNER != bit]
+        if p != m.me:
+            options += [(f, t) for _, f, t in self.threats()]
         value = self.best_capture(score, options, p == m.me)
         return value if p == m.me else self.exposed(value, score)
 
