@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import ALL_RULESETS, RULESET_IDS, make, permute_hidden, play, random_game
+from conftest import ALL_RULESETS, RULESET_IDS, make, permute_hidden, pick_move, play, random_game
 
-from strategolab import BLUE, CLASSIC, POCKET, RED, Move, Piece, Ruleset, State, get_ruleset, parse_square
+from strategolab import BLUE, CLASSIC, POCKET, RED, Move, Piece, Ruleset, Setup, State, get_ruleset, parse_square
 from strategolab.ai import (
     LEVELS,
     ComputerPlayer,
@@ -66,6 +66,31 @@ def test_unseen_identities_do_not_change_the_choice(ruleset: str, level: str) ->
         assert [c.move for c in first.last_reasoning.candidates] == [c.move for c in second.last_reasoning.candidates]
         compared += 1
     assert compared >= 2, "too few games with hidden pieces to permute"
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_beliefs_do_not_depend_on_the_colour(seed: int) -> None:
+    """A game and its mirror (the board turned half round, colours swapped, Blue moving first) give the same
+    beliefs on the mirrored squares: nothing in the priors, the history or the evidence favours a colour."""
+    rs = CLASSIC
+    rng = random.Random(seed)
+    red, blue = Setup.random(rs, rng), Setup.random(rs, rng)
+    game, mirror = State.new(red, blue, rs), State.new(Setup(rs, blue.pieces), Setup(rs, red.pieces), rs,
+                                                       first_player=BLUE)
+
+    def turn(square: int) -> int:
+        return (rs.height - 1 - square // 16) * 16 + (rs.width - 1 - square % 16)
+
+    for _ in range(60):
+        move = pick_move(game, rng)
+        game.push(move)
+        mirror.push(Move(turn(move.from_square), turn(move.to_square)))
+    for side in (RED, BLUE):
+        first = ComputerPlayer("hard").beliefs(game.view(side))
+        second = ComputerPlayer("hard").beliefs(mirror.view(1 - side))
+        assert sorted(map(turn, first)) == sorted(second)
+        for square, probs in first.items():
+            assert second[turn(square)] == pytest.approx(probs, abs=1e-9)
 
 
 def test_the_computer_refuses_a_state() -> None:
