@@ -127,6 +127,8 @@ class Model:
     THREAT = 0.6  # how much of the second of our pieces a known enemy piece attacks at once counts as lost
     DOUBT = 0.06  # how sure a modelled enemy reply is: moves this share of a top piece worse still count 1/e
     CHEAP = 0.2  # a piece worth at most this share of its side's best piece is sent to find the Flag freely
+    BOMB_EXTRA = 0.5  # a dear piece lost on a Bomb counts this much more of its value
+    TOP_INFO = 0.3  # the share of its value the strongest piece loses by being revealed
     FLAG_SHARE = 0.15  # what a dearer piece counts the hope of finding the Flag at, as a share of a win
     COVER = 40.0  # our movable piece next to our Flag
     GUARD_FROM, GUARD_SPAN = 10, 15  # guarding grows from armies of 10 movable pieces to full at 25 and more
@@ -168,7 +170,9 @@ class Model:
             for i in range(n):
                 val[side][i + 1] = v[i]
                 # A known piece is easier to meet with the right piece: top pieces lose most by being seen.
-                info[side][i + 1] = (0.15 if v[i] >= 0.6 * max(v) else 0.1) * v[i] if kinds[i].movable else 3.0
+                # The very best piece loses most: once known, the Spy knows whom to wait for.
+                share = self.TOP_INFO if v[i] >= max(v) else 0.15 if v[i] >= 0.6 * max(v) else 0.1
+                info[side][i + 1] = share * v[i] if kinds[i].movable else 3.0
         self.val = val
         self.info = info
         # What the hope of finding the Flag in a hidden piece is worth to each attacker: a cheap piece (a
@@ -179,6 +183,9 @@ class Model:
             top = max((x for x, k in zip(v, kinds, strict=True) if k.movable), default=0.0)
             for i in range(n):
                 prize[side][i + 1] = self.win if v[i] <= self.CHEAP * top else self.FLAG_SHARE * self.win
+        # What a dear piece loses on a Bomb beyond its value: a cheap piece could have found that Bomb.
+        self.bomb_extra = [[0.0 if p >= self.win else self.BOMB_EXTRA * x for p, x in zip(pr, vl, strict=True)]
+                           for pr, vl in zip(prize, val, strict=True)]
         self.prize = prize
         self.doubt = self.DOUBT * max(max(v) for v in self.values.values())
         size = geo.size

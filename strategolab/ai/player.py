@@ -13,7 +13,7 @@ from strategolab.state import KIND, Move, Piece
 from strategolab.views import View
 
 from .beliefs import belief_table, read_history, remaining_hidden, sample_identities, their_belief_table
-from .evaluation import Model
+from .evaluation import _DEFENDER_WINS, Model
 from .explanation import Candidate, Reasoning, describe_move
 from .levels import LEVELS, Level
 from .search import Search, base_world, world
@@ -131,10 +131,13 @@ class ComputerPlayer:
                 w = s.world
                 before = w.piece_at(t)
                 w.set_piece(t, Piece(enemy, kinds[k]), moved=view.has_moved(t))
+                a = s.board[move.from_square] & KIND
                 if kinds[k].is_flag:  # a dear piece counts the hope of the Flag only in part (Model.prize)
-                    v = roots[i] + s.m.prize[view.player][s.board[move.from_square] & KIND]
+                    v = roots[i] + s.m.prize[view.player][a]
                 else:
                     v = s.value(move, depth, roots[i], -1)
+                    if not kinds[k].movable and s.m.battle[a][k + 1] == _DEFENDER_WINS:
+                        v -= s.m.bomb_extra[view.player][a]  # a cheap piece could have found this Bomb
                 w.set_piece(t, before, moved=view.has_moved(t))
                 total += p * v
                 mass += p

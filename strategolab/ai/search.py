@@ -9,7 +9,7 @@ from strategolab.board import STRIDE, Square
 from strategolab.state import KIND, OWNER, REVEALED, Move, Piece, State
 from strategolab.views import View
 
-from .evaluation import Model
+from .evaluation import _DEFENDER_WINS, Model
 
 _INF = float("inf")
 
@@ -69,11 +69,18 @@ class Search:
         hidden = board[t] & ~KIND
         delta = self.m.delta_codes
         total = 0.0
-        prize = self.m.prize[(mc & OWNER) >> 5][mc & KIND]
-        sign = 1.0 if (mc & OWNER) >> 5 == self.m.me else -1.0
+        m = self.m
+        side, a = (mc & OWNER) >> 5, mc & KIND
+        prize = m.prize[side][a]
+        sign = 1.0 if side == m.me else -1.0
+        extra = m.bomb_extra[side][a]
         for k, p in beliefs[t]:
             d, final = delta(mc, hidden | k, f, t)
-            total += p * (d if final is None else sign * prize)
+            if final is not None:
+                d = sign * prize
+            elif extra and not m.mobile[k] and m.battle[a][k] == _DEFENDER_WINS:
+                d -= sign * extra
+            total += p * d
         return total
 
     def movers(self, f: Square) -> Pairs:
