@@ -286,6 +286,21 @@ def test_medium_sees_a_known_piece_threaten_a_piece_that_did_not_move(seed: int)
     assert move in (Move.parse("E5-E4"), Move.parse("E5-F5"))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_dear_piece_does_not_probe_unmoved_pieces(seed: int) -> None:
+    """Red's General could attack E9, an unmoved piece in Blue's second row (15 % Bomb); counting a loss on a
+    Bomb at the General's value only, it scored +5 in one seed.  A Scout or Miner could find that Bomb, so
+    the General's loss there counts 1.5 times (``Model.BOMB_EXTRA``) and the attack never looks good."""
+    back = ("A9:b4 B9:b5 C9:b6 D9:bB E9:b4 F9:b5 G9:b6 H9:b7 I9:b8 J9:b3 A10:b8 B10:bB C10:b8 D10:b3 E10:bF "
+            "F10:bB G10:b7 H10:b6 I10:b2 J10:b2")
+    state = make(f"A1:rF B1:rB A2:rB E8:r9 J1:r2 I1:r3 {back} A7:b2' B7:b2' C7:b3' H7:b6' I7:b4' J7:b5' A8:b2' "
+                 "J8:b3'", turn=RED)
+    player = ComputerPlayer("hard", seed=seed)
+    move = player.choose_move(state.view(RED))
+    assert move != Move.parse("E8-E9")
+    assert all(c.score < 0 for c in player.last_reasoning.candidates if c.move == Move.parse("E8-E9"))
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_revealed_marshal_keeps_away_from_a_piece_that_may_be_the_spy(seed: int) -> None:
     """Blue has shown every piece but its Spy and seven Scouts, which have all moved: F5 is the Spy with
