@@ -18,6 +18,7 @@ from strategolab.ai import (
     remaining_hidden,
     their_belief_table,
 )
+from strategolab.ai.evaluation import Model
 from strategolab.ai.explanation import describe_move
 from strategolab.players import RandomPlayer, play_game, selfplay
 from strategolab.setup_library import (
@@ -284,6 +285,20 @@ def test_medium_sees_a_known_piece_threaten_a_piece_that_did_not_move(seed: int)
     state = make("A1:rF B1:rB A2:rB J1:r2 H1:r3 E5:r7' E6:b9'! J9:b5 J10:bF", turn=RED)
     move = ComputerPlayer("medium", seed=seed).choose_move(state.view(RED))
     assert move in (Move.parse("E5-E4"), Move.parse("E5-F5"))
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=RULESET_IDS)
+def test_the_cheapest_piece_may_always_go_for_the_flag(ruleset: Ruleset) -> None:
+    """Only cheap pieces count the hope of the Flag as a whole win; in every army at least the cheapest
+    movable piece is cheap (in pocket a fifth of the Commander was less than a Runner: nobody went)."""
+    view = State.random(ruleset, 1).view(RED)
+    model = Model(view, *belief_table(view))
+    kinds = view.ruleset.piece_types
+    movers = [i + 1 for i, k in enumerate(kinds) if k.movable]
+    cheapest = min(movers, key=lambda i: model.val[RED][i])
+    dearest = max(movers, key=lambda i: model.val[RED][i])
+    assert model.prize[RED][cheapest] == model.win
+    assert model.prize[RED][dearest] < model.win
 
 
 @pytest.mark.parametrize("seed", range(4))

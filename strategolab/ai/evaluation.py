@@ -180,9 +180,11 @@ class Model:
         # same Flag without risking the dear one on a Bomb.
         prize = [[0.0] * (n + 1), [0.0] * (n + 1)]
         for side, v in self.values.items():
-            top = max((x for x, k in zip(v, kinds, strict=True) if k.movable), default=0.0)
+            movers = [x for x, k in zip(v, kinds, strict=True) if k.movable] or [0.0]
+            # Cheap: at most a fifth of the best piece, or little more than the cheapest (in a small army).
+            cheap = max(self.CHEAP * max(movers), 1.5 * min(movers))
             for i in range(n):
-                prize[side][i + 1] = self.win if v[i] <= self.CHEAP * top else self.FLAG_SHARE * self.win
+                prize[side][i + 1] = self.win if v[i] <= cheap else self.FLAG_SHARE * self.win
         # What a dear piece loses on a Bomb beyond its value: a cheap piece could have found that Bomb.
         self.bomb_extra = [[0.0 if p >= self.win else self.BOMB_EXTRA * x for p, x in zip(pr, vl, strict=True)]
                            for pr, vl in zip(prize, val, strict=True)]
