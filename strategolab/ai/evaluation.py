@@ -128,7 +128,7 @@ class Model:
     DOUBT = 0.06  # how sure a modelled enemy reply is: moves this share of a top piece worse still count 1/e
     CHEAP = 0.2  # a piece worth at most this share of its side's best piece is sent to find the Flag freely
     BOMB_EXTRA = 0.5  # a dear piece lost on a Bomb counts this much more of its value
-    TOP_INFO = 0.3  # the share of its value the strongest piece loses by being revealed
+    TOP_INFO = 0.3  # the share of its value the strongest piece loses by being revealed where a Spy hunts it
     FLAG_SHARE = 0.15  # what a dearer piece counts the hope of finding the Flag at, as a share of a win
     COVER = 40.0  # our movable piece next to our Flag
     GUARD_FROM, GUARD_SPAN = 10, 15  # guarding grows from armies of 10 movable pieces to full at 25 and more
@@ -166,12 +166,18 @@ class Model:
         self.win = win_value(rs)
         val = [[0.0] * (n + 1), [0.0] * (n + 1)]
         info = [[0.0] * (n + 1), [0.0] * (n + 1)]
+        strongest = max((k for k in kinds if k.movable), key=lambda k: k.strength)
+        hunted = strongest if any(strongest.name in k.beats_when_attacking for k in kinds if k.movable
+                                  and k is not strongest) else None
+        # Only in a big army, where the strongest piece can wait for its moment (in barrage it must act).
+        top_info = 0.15 + (self.TOP_INFO - 0.15) * self._army_weight()
         for side, v in self.values.items():
             for i in range(n):
                 val[side][i + 1] = v[i]
                 # A known piece is easier to meet with the right piece: top pieces lose most by being seen.
-                # The very best piece loses most: once known, the Spy knows whom to wait for.
-                share = self.TOP_INFO if v[i] >= max(v) else 0.15 if v[i] >= 0.6 * max(v) else 0.1
+                # The strongest piece loses most where a special piece (the Spy) beats it: once it is
+                # known, that piece knows whom to wait for.
+                share = (top_info if kinds[i] is hunted else 0.15 if v[i] >= 0.6 * max(v) else 0.1)
                 info[side][i + 1] = share * v[i] if kinds[i].movable else 3.0
         self.val = val
         self.info = info
@@ -258,11 +264,15 @@ class Model:
                     pst[me][a + 1] = row
             # Guarding pays in a big army with pieces to spare; a small one (barrage, pocket) needs every piece
             # up front, and the tournament shows hard losing to medium there when it guards.
-            movers = sum(count for kind, count in self.rs.army if kind.movable)
-            guard *= min(1.0, max(0.0, (movers - self.GUARD_FROM) / self.GUARD_SPAN))
+            guard *= self._army_weight()
             if guard:
                 self._guard(plain, defuser, targets, own_left, guard, pst)
         self.pst = pst
+
+    def _army_weight(self) -> float:
+        """0 for armies of 10 movable pieces or fewer, 1 for 25 and more: how much the big-army habits count."""
+        movers = sum(count for kind, count in self.rs.army if kind.movable)
+        return min(1.0, max(0.0, (movers - self.GUARD_FROM) / self.GUARD_SPAN))
 
     def _guard(self, plain: dict[Square, int], defuser: dict[Square, int], targets: list[tuple[Square, list[float]]],
                own_left: list[int], weight: float, pst: list[list[list[float]]]) -> None:
