@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import ALL_RULESETS, RULESET_IDS, make, permute_hidden, play, random_game
+from conftest import ALL_RULESETS, RULESET_IDS, make, permute_hidden, pick_move, play, random_game
 
-from strategolab import BLUE, CLASSIC, POCKET, RED, Move, Piece, Ruleset, State, get_ruleset, parse_square
+from strategolab import BLUE, CLASSIC, POCKET, RED, Move, Piece, Ruleset, Setup, State, get_ruleset, parse_square
 from strategolab.ai import (
     LEVELS,
     ComputerPlayer,
@@ -18,6 +18,8 @@ from strategolab.ai import (
     remaining_hidden,
     their_belief_table,
 )
+from strategolab.ai.evaluation import Model
+from strategolab.ai.explanation import describe_move
 from strategolab.players import RandomPlayer, play_game, selfplay
 from strategolab.setup_library import (
     choose_setup,
@@ -65,6 +67,31 @@ def test_unseen_identities_do_not_change_the_choice(ruleset: str, level: str) ->
         assert [c.move for c in first.last_reasoning.candidates] == [c.move for c in second.last_reasoning.candidates]
         compared += 1
     assert compared >= 2, "too few games with hidden pieces to permute"
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_beliefs_do_not_depend_on_the_colour(seed: int) -> None:
+    """A game and its mirror (the board turned half round, colours swapped, Blue moving first) give the same
+    beliefs on the mirrored squares: nothing in the priors, the history or the evidence favours a colour."""
+    rs = CLASSIC
+    rng = random.Random(seed)
+    red, blue = Setup.random(rs, rng), Setup.random(rs, rng)
+    game, mirror = State.new(red, blue, rs), State.new(Setup(rs, blue.pieces), Setup(rs, red.pieces), rs,
+                                                       first_player=BLUE)
+
+    def turn(square: int) -> int:
+        return (rs.height - 1 - square // 16) * 16 + (rs.width - 1 - square % 16)
+
+    for _ in range(60):
+        move = pick_move(game, rng)
+        game.push(move)
+        mirror.push(Move(turn(move.from_square), turn(move.to_square)))
+    for side in (RED, BLUE):
+        first = ComputerPlayer("hard").beliefs(game.view(side))
+        second = ComputerPlayer("hard").beliefs(mirror.view(1 - side))
+        assert sorted(map(turn, first)) == sorted(second)
+        for square, probs in first.items():
+            assert second[turn(square)] == pytest.approx(probs, abs=1e-9)
 
 
 def test_the_computer_refuses_a_state() -> None:
@@ -238,6 +265,71 @@ def test_does_not_throw_the_marshal_on_a_known_bomb(level: str) -> None:
     assert ComputerPlayer(level, seed=1).choose_move(state.view(RED)) != Move.parse("E5-E6")
 
 
+def test_a_dear_piece_is_not_risked_on_a_likely_bomb_for_the_hope_of_the_flag() -> None:
+    """Blue's only unmoved pieces, E10 and F10, are Bombs or the Flag for all Red knows (about 77 % Bomb, 10 %
+    Flag each).  Counting the Flag as a whole win, the Marshal went for them (E9-F9 scored +57); a Scout or a
+    Miner could try them as well, so for the Marshal the Flag's hope counts only in part (``Model.prize``)."""
+    state = make("A1:rF B1:rB A2:rB E9:rX B2:r2 C2:r3 J2:r4 E10:bB F10:bF A7:b2' B7:b2' C7:b3' H7:b6' I7:b4' "
+                 "J7:b5' A8:b2' J8:b3'", turn=RED)
+    player = ComputerPlayer("hard", seed=0)
+    assert player.beliefs(state.view(RED))[sq("E10")]["Bomb"] > 0.7
+    move = player.choose_move(state.view(RED))
+    assert move not in (Move.parse("E9-F9"), Move.parse("E9-E10")), str(player.last_reasoning)
+    assert all(c.score < 20 for c in player.last_reasoning.candidates), str(player.last_reasoning)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_medium_sees_a_known_piece_threaten_a_piece_that_did_not_move(seed: int) -> None:
+    """The Blue General is known and stands next to Red's Major.  At one ply the reply used to cover only
+    the moved piece, so medium left the Major there for a Scout or Miner move in half the seeds."""
+    state = make("A1:rF B1:rB A2:rB J1:r2 H1:r3 E5:r7' E6:b9'! J9:b5 J10:bF", turn=RED)
+    move = ComputerPlayer("medium", seed=seed).choose_move(state.view(RED))
+    assert move in (Move.parse("E5-E4"), Move.parse("E5-F5"))
+
+
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=RULESET_IDS)
+def test_the_cheapest_piece_may_always_go_for_the_flag(ruleset: Ruleset) -> None:
+    """Only cheap pieces count the hope of the Flag as a whole win; in every army at least the cheapest
+    movable piece is cheap (in pocket a fifth of the Commander was less than a Runner: nobody went)."""
+    view = State.random(ruleset, 1).view(RED)
+    model = Model(view, *belief_table(view))
+    kinds = view.ruleset.piece_types
+    movers = [i + 1 for i, k in enumerate(kinds) if k.movable]
+    cheapest = min(movers, key=lambda i: model.val[RED][i])
+    dearest = max(movers, key=lambda i: model.val[RED][i])
+    assert model.prize[RED][cheapest] == model.win
+    assert model.prize[RED][dearest] < model.win
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_dear_piece_does_not_probe_unmoved_pieces(seed: int) -> None:
+    """Red's General could attack E9, an unmoved piece in Blue's second row (15 % Bomb); counting a loss on a
+    Bomb at the General's value only, it scored +5 in one seed.  A Scout or Miner could find that Bomb, so
+    the General's loss there counts 1.5 times (``Model.BOMB_EXTRA``) and the attack never looks good."""
+    back = ("A9:b4 B9:b5 C9:b6 D9:bB E9:b4 F9:b5 G9:b6 H9:b7 I9:b8 J9:b3 A10:b8 B10:bB C10:b8 D10:b3 E10:bF "
+            "F10:bB G10:b7 H10:b6 I10:b2 J10:b2")
+    state = make(f"A1:rF B1:rB A2:rB E8:r9 J1:r2 I1:r3 {back} A7:b2' B7:b2' C7:b3' H7:b6' I7:b4' J7:b5' A8:b2' "
+                 "J8:b3'", turn=RED)
+    player = ComputerPlayer("hard", seed=seed)
+    move = player.choose_move(state.view(RED))
+    assert move != Move.parse("E8-E9")
+    assert all(c.score < 0 for c in player.last_reasoning.candidates if c.move == Move.parse("E8-E9"))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_revealed_marshal_keeps_away_from_a_piece_that_may_be_the_spy(seed: int) -> None:
+    """Blue has shown every piece but its Spy and seven Scouts, which have all moved: F5 is the Spy with
+    probability 1/8.  The Marshal stepping next to it risks 1/8 of a Marshal whichever guesses it draws;
+    before, the enemy's reply came from the guess alone and the Marshal walked up in every seed."""
+    shown = ("A10:bF A9:bB B10:bB C10:bB D10:bB E10:bB F10:bB G10:bX! H10:b9! I10:b8! J10:b8! G9:b7! H9:b7! "
+             "I9:b7! J9:b6! B9:b6! C9:b6! D9:b6! E9:b5! F9:b5! G8:b5! H8:b5! I8:b4! J8:b4! A8:b4! B8:b4! C8:b3! "
+             "D8:b3! E8:b3! F8:b3! A7:b3!")
+    unseen = "F5:bS' B6:b2' J6:b2' A6:b2' I6:b2' E7:b2' J5:b2' B7:b2'"
+    state = make(f"{shown} {unseen} A1:rF B1:rB A2:rB E4:rX'! J1:r9 I1:r8 H1:r3 G1:r2", turn=RED)
+    move = ComputerPlayer("hard", seed=seed).choose_move(state.view(RED))
+    assert move not in (Move.parse("E4-E5"), Move.parse("E4-F4"))
+
+
 @pytest.mark.parametrize("level", ["medium", "hard"])
 def test_runs_from_a_known_stronger_piece(level: str) -> None:
     state = make("A1:rF B1:rB A2:rB J1:r2 E5:r6'! E6:bX'! J9:b5 J10:bF", turn=RED)
@@ -300,7 +392,25 @@ def test_reasoning_says_whom_each_attack_hits_and_what_a_hidden_target_may_be() 
     assert notes.get("F7-E7") == "attacks the Major", str(why)
     hidden = notes.get("F7-F8", "")
     assert hidden.startswith("attacks a hidden piece: ") and "%" in hidden
-    assert sum(int(part.rsplit(" ", 1)[1].rstrip("%")) for part in hidden.split(": ", 1)[1].split(", ")) <= 101
+    types, _, risk = hidden.split(": ", 1)[1].partition("; ")
+    assert sum(int(part.rsplit(" ", 1)[1].rstrip("%")) for part in types.split(", ")) <= 101
+    assert risk == "" or (risk.startswith("its Marshal loses ") and risk.endswith("%"))
+
+
+def test_reasoning_says_how_likely_a_known_piece_meets_its_better() -> None:
+    """A revealed Marshal stepping next to hidden pieces: the note gives the chance that one of them is the
+    Spy (the only piece that beats it when attacking); an attack says how likely the attacker loses."""
+    state = make("E4:rX'! A1:rF B1:rB A2:rB J1:r2 F5:bS' E7:b2' J10:bF I10:bB", turn=RED)
+    view = state.view(RED)
+    beliefs = dict(zip(*belief_table(view), strict=True))
+    spy = beliefs[sq("F5")][[k.name for k in view.ruleset.piece_types].index("Spy")]
+    note = describe_move(view, Move.parse("E4-E5"), beliefs)
+    assert spy > 0.05 and note == f"next to hidden pieces, one of which beats it {spy:.0%}"
+    assert describe_move(view, Move.parse("E4-E3"), beliefs) == ""
+    state = make("A1:rF B1:rB A2:rB E9:r9 E10:bB F10:bF J7:b2'", turn=RED)
+    view = state.view(RED)
+    note = describe_move(view, Move.parse("E9-E10"), dict(zip(*belief_table(view), strict=True)))
+    assert note.startswith("attacks a hidden piece: ") and "; its General loses " in note
 
 
 def test_unknown_level_is_refused() -> None:

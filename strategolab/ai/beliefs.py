@@ -1,0 +1,290 @@
+"""What the computer believes about hidden pieces: the public history, the evidence, balancing, sampling."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from strategolab.board import STRIDE, Square, geometry
+from strategolab.rules import BattleResult, PieceType, resolve_battle
+from strategolab.setup_library import placement_weights
+from strategolab.state import Battle, Piece
+from strategolab.views import View
+
+# -- what the public history tells about each piece ------------------------------------------------------
+
+
+@dataclass
+class History:
+    """What the public move list says about the pieces now on the board (keyed by their current square)."""
+
+    origin: dict[Square, Square]  # where each piece started the game
+    events: dict[Square, list[tuple[str, PieceType]]]  # enemy piece -> ("approach" | "flee" | "stay", our type)
+
+
+def read_history(view: View) -> History:
+    """Trace every piece on the board back to its starting square and note how enemy pieces behaved.
+
+    Works backwards through the moves and battles (all public) to find where each piece started, then
+    forwards to see enemy pieces step next to our pieces that they knew (revealed ones), run from them, or
+    stay when one of them came next to them.
+    """
+    me = view.player
+    geo = view.geometry
+    nbrs = geo.neighbours
+    moves = view.move_stack
+    battles = dict(view.battles)
+    owner: dict[int, int] = {}
+    kind: dict[int, PieceType | None] = {}
+    cur: dict[Square, int] = {}
+    for s in geo.land:
+        if view.board[s]:
+            cur[s] = s
+            owner[s] = view.owner_at(s)  # type: ignore[assignment]
+            piece = view.piece_at(s)
+            kind[s] = piece.type if piece else None
+    dead = 1 << 16
+
+    def bury(piece: Piece) -> int:
+        nonlocal dead
+        dead += 1
+        owner[dead], kind[dead] = piece.owner, piece.type
+        return dead
+
+    shown: set[int] = set()  # pieces that a battle or a run revealed during the game
+    for i in range(len(moves) - 1, -1, -1):
+        f, t = moves[i]
+        b = battles.get(i)
+        if b is None:
+            cur[f] = cur.pop(t)
+            if abs(t - f) not in (1, STRIDE):
+                shown.add(cur[f])
+        elif b.result == BattleResult.ATTACKER_WINS:
+            cur[f] = cur.pop(t)
+            shown.add(cur[f])
+            cur[t] = bury(b.defender)
+        elif b.result == BattleResult.DEFENDER_WINS:
+            shown.add(cur[t])
+            cur[f] = bury(b.attacker)
+        else:
+            cur[f] = bury(b.attacker)
+            cur[t] = bury(b.defender)
+    origin = {pid: sq for sq, pid in cur.items() if pid < 1 << 16}
+    events: dict[Square, list[tuple[str, PieceType]]] = {}
+    if not moves:
+        return History(origin, events)
+    board = dict(cur)
+    # Revealed from the start (a lesson position): revealed now, and no battle or run explains it.
+    revealed = {pid for pid in cur.values() if pid < 1 << 16 and pid not in shown and view.is_revealed(pid)}
+    pending: tuple[PieceType, Square, list[tuple[Square, int]]] | None = None
+    for i, (f, t) in enumerate(moves):
+        mover = board[f]
+        b = battles.get(i)
+        if owner[mover] != me:
+            if b is None:
+                if pending is not None:
+                    threat, xs, threatened = pending
+                    for usq, uid in threatened:
+                        if uid == mover:
+                            if t not in nbrs[xs]:
+                                events.setdefault(uid, []).append(("flee", threat))
+                        elif board.get(usq) == uid and any(n not in board for n in nbrs[usq]):
+                            events.setdefault(uid, []).append(("stay", threat))
+                for n in nbrs[t]:
+                    o = board.get(n)
+                    if o is not None and owner[o] == me and o in revealed and n not in nbrs[f] and n != f:
+                        events.setdefault(mover, []).append(("approach", kind[o]))  # type: ignore[arg-type]
+            pending = None
+        _replay(board, revealed, f, t, b)
+        if owner[mover] == me:
+            pending = None
+            k = kind[mover]
+            if b is None and mover in revealed and k is not None and k.movable:
+                threatened = [(n, board[n]) for n in nbrs[t] if n in board and owner[board[n]] != me]
+                if threatened:
+                    pending = (k, t, threatened)
+    return History(origin, {pid: ev for pid, ev in events.items() if pid < 1 << 16})
+
+
+def _replay(board: dict[Square, int], revealed: set[int], f: Square, t: Square, battle: Battle | None) -> None:
+    """Apply one public move to a board of piece ids (battle outcome from the public battle record)."""
+    mover = board.pop(f)
+    if battle is None:
+        board[t] = mover
+        if abs(t - f) not in (1, STRIDE):
+            revealed.add(mover)  # a run of several squares shows a Scout
+        return
+    result = battle.result
+    if result == BattleResult.ATTACKER_WINS:
+        board[t] = mover
+        revealed.add(mover)
+    elif result == BattleResult.DEFENDER_WINS:
+        revealed.add(board[t])
+    else:
+        del board[t]
+
+
+# -- beliefs -----------------------------------------------------------------------------------------------
+
+
+def remaining_hidden(view: View) -> list[int]:
+    """How many pieces of each type (``ruleset.piece_types`` order) the enemy still has unrevealed on the board."""
+    rs = view.ruleset
+    index = {k.name: i for i, k in enumerate(rs.piece_types)}
+    left = [n for _, n in rs.army]
+    enemy = 1 - view.player
+    for k in view.captured(enemy):
+        left[index[k.name]] -= 1
+    for s in view.squares(enemy):
+        piece = view.piece_at(s)
+        if piece is not None:
+            left[index[piece.type.name]] -= 1
+    return [max(0, n) for n in left]
+
+
+def belief_table(view: View, priors: bool = True, soft_evidence: bool = True,
+                 history: History | None = None) -> tuple[list[Square], list[list[float]]]:
+    """The unknown enemy squares and, per square, a probability per piece type (``ruleset.piece_types`` order).
+
+    Rows sum to 1; columns sum to :func:`remaining_hidden` (scaled, in a lesson position that does not hold
+    a full army).  See the module docstring for the evidence used.
+    """
+    squares = view.unknown_squares()
+    if not squares:
+        return squares, []
+    hist = history if history is not None else read_history(view)
+    return squares, _infer(view, 1 - view.player, squares, remaining_hidden(view), hist, priors,
+                           hist.events if soft_evidence else {})
+
+
+def their_belief_table(view: View, history: History | None = None) -> tuple[list[Square], list[list[float]]]:
+    """What the *enemy* can believe about our pieces it has not seen, from the same public information.
+
+    The same inference as :func:`belief_table` from the other side (priors from real setups, moved pieces
+    are no Bombs, the counts of our hidden army), without behavioural evidence: it is what the enemy could
+    know, which the ``hard`` level uses to foresee which of our pieces the enemy dares to attack.
+    """
+    me = view.player
+    squares = [s for s in view.squares(me) if not view.is_revealed(s)]
+    if not squares:
+        return squares, []
+    index = {k.name: i for i, k in enumerate(view.ruleset.piece_types)}
+    left = [0] * len(index)
+    for s in squares:
+        left[index[view.piece_at(s).type.name]] += 1  # type: ignore[union-attr]
+    hist = history if history is not None else read_history(view)
+    return squares, _infer(view, me, squares, left, hist, True, {})
+
+
+def _infer(view: View, side: int, squares: list[Square], left: list[int], hist: History, priors: bool,
+           events: dict[Square, list[tuple[str, PieceType]]]) -> list[list[float]]:
+    """Beliefs about ``side``'s pieces on ``squares``, balanced against ``left`` pieces of each type."""
+    rs = view.ruleset
+    kinds = rs.piece_types
+    n = len(kinds)
+    weights = placement_weights(rs) if priors else None
+    setup_index = {sq: i for i, sq in enumerate(geometry(rs).setup_squares[side])}
+    movable = [k.movable for k in kinds]
+    moved = [view.has_moved(s) for s in squares]
+    # If the moved pieces use up every movable piece left, the unmoved ones are all immobile.
+    forced = sum(moved) >= sum(c for c, m in zip(left, movable, strict=True) if m)
+    rows = []
+    for s, has_moved in zip(squares, moved, strict=True):
+        i = setup_index.get(hist.origin.get(s, s))
+        row = [weights[k][i] for k in range(n)] if weights is not None and i is not None else [1.0] * n
+        if has_moved:
+            row = [x if movable[k] else 0.0 for k, x in enumerate(row)]
+        elif forced:
+            row = [0.0 if movable[k] else x for k, x in enumerate(row)]
+        if s in events:
+            row = [x * _likelihood(kinds[k], events[s]) for k, x in enumerate(row)]
+        if not any(x > 0 and left[k] for k, x in enumerate(row)):
+            row = [1.0 if left[k] and (movable[k] or not has_moved) else 0.0 for k in range(n)]
+        rows.append(row)
+    return balance(rows, left)
+
+
+def _likelihood(kind: PieceType, events: list[tuple[str, PieceType]]) -> float:
+    """How well a piece type explains the behaviour seen (relative; at most three events of each sort)."""
+    out = 1.0
+    seen: dict[str, int] = {}
+    for what, ours in events:
+        seen[what] = seen.get(what, 0) + 1
+        if seen[what] > 3:
+            continue
+        if what == "approach":  # it stepped next to our known piece: it expects to win (or bluffs)
+            r = resolve_battle(kind, ours) if kind.movable else BattleResult.DEFENDER_WINS
+            out *= 1.0 if r == BattleResult.ATTACKER_WINS else 0.6 if r == BattleResult.BOTH_DIE else 0.35
+        elif what == "flee":  # it ran from our known piece: our piece would have won
+            out *= 1.0 if resolve_battle(ours, kind) == BattleResult.ATTACKER_WINS else 0.4
+        elif what == "stay":  # it could have run but did not: it is safe from our piece (or bluffs)
+            out *= 1.0 if resolve_battle(ours, kind) != BattleResult.ATTACKER_WINS else 0.6
+    return out
+
+
+def balance(rows: list[list[float]], targets: Sequence[float], tolerance: float = 1e-7,
+            max_rounds: int = 500) -> list[list[float]]:
+    """Scale a non-negative table so each row sums to 1 and each column to its target (Sinkhorn balancing).
+
+    Zeros stay zeros (hard evidence).  The targets are rescaled to the number of rows if they do not add up
+    to it.  Returns the rows (modified in place).
+    """
+    m = len(rows)
+    if not m:
+        return rows
+    total = sum(targets)
+    goal = [t * m / total for t in targets] if total > 0 else [m / len(targets)] * len(targets)
+    for _ in range(max_rounds):
+        for r in rows:
+            s = sum(r)
+            if s > 0:
+                inv = 1.0 / s
+                r[:] = [x * inv for x in r]
+        cols = [sum(c) for c in zip(*rows, strict=True)]
+        if max(abs(c - g) for c, g in zip(cols, goal, strict=True) if c > 0) < tolerance:
+            break
+        scale = [g / c if c > 0 else 0.0 for c, g in zip(cols, goal, strict=True)]
+        for r in rows:
+            r[:] = [x * f for x, f in zip(r, scale, strict=True)]
+    for r in rows:
+        s = sum(r)
+        if s > 0:
+            r[:] = [x / s for x in r]
+    return rows
+
+
+def sample_identities(squares: Sequence[Square], table: Sequence[Sequence[float]], left: Sequence[int],
+                      moved: Sequence[bool], movable: Sequence[bool], rng: random.Random) -> list[int]:
+    """One full assignment of piece types (indices) to the unknown squares, drawn from the beliefs.
+
+    Exactly ``left[k]`` pieces of type ``k`` are handed out when the counts match the squares (moved pieces
+    first, from the movable types, so the draw never runs out of options); otherwise each square is drawn on
+    its own.
+    """
+    n = len(squares)
+    exact = sum(left) == n
+    pool = list(left)
+    out = [0] * n
+    order = list(range(n))
+    rng.shuffle(order)
+    order.sort(key=lambda i: not moved[i])
+    for i in order:
+        row = table[i]
+        w = [x if (not exact or pool[k] > 0) else 0.0 for k, x in enumerate(row)]
+        if sum(w) <= 0:
+            w = [1.0 if pool[k] > 0 and (movable[k] or not moved[i]) else 0.0 for k in range(len(row))]
+            if sum(w) <= 0:
+                w = [1.0 if pool[k] > 0 else 0.0 for k in range(len(row))] if exact else [1.0] * len(row)
+        x = rng.random() * sum(w)
+        k = 0
+        for k, wk in enumerate(w):  # noqa: B007 - the last index is the fallback
+            x -= wk
+            if x < 0 and wk > 0:
+                break
+        while w[k] <= 0:
+            k -= 1
+        out[i] = k
+        if exact:
+            pool[k] -= 1
+    return out

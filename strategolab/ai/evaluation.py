@@ -1,0 +1,376 @@
+"""How the computer values a position: material, information given away, Flag safety and plans."""
+
+from __future__ import annotations
+
+import functools
+import heapq
+from collections.abc import Sequence
+
+from strategolab.board import STRIDE, Square, geometry
+from strategolab.rules import CLASSIC as _CLASSIC
+from strategolab.rules import RUN, BattleResult, Ruleset, resolve_battle
+from strategolab.state import KIND, OWNER, REVEALED
+from strategolab.views import View
+
+from .beliefs import remaining_hidden
+
+WIN = 2000.0  # a captured Flag, in the same units as the material values (about a whole army)
+_ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
+_DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
+
+
+def piece_values(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int]) -> list[float]:
+    """Material value of each of one side's piece types (``ruleset.piece_types`` order), for this moment.
+
+    Movable pieces grow by a factor 1.45 per distinct strength rank; a special power adds part of the value
+    of what it beats (the Spy half a Marshal while the enemy Marshal lives; a Miner more while enemy Bombs
+    remain and few Miners are left to defuse them); the last four movable pieces are worth more (a side that
+    cannot move loses).  Immobile pieces are worth a little; the Flag nothing (capturing it ends the game:
+    :data:`WIN`).
+    """
+    kinds = rs.piece_types
+    ranks = sorted({k.strength for k in kinds if k.movable})
+    base = [10.0 * 1.45 ** ranks.index(k.strength) if k.movable else 0.0 for k in kinds]
+    # The last few movable pieces are worth more: a side that cannot move loses.
+    movers = sum(n for k, n in zip(kinds, own_left, strict=True) if k.movable)
+    scarce = 150.0 / movers if 0 < movers <= 4 else 0.0
+    out = []
+    for i, k in enumerate(kinds):
+        if k.is_flag:
+            out.append(0.0)
+            continue
+        if not k.movable:
+            out.append(12.0)
+            continue
+        v = base[i]
+        for j, target in enumerate(kinds):
+            if target.name not in k.beats_when_attacking or not enemy_left[j]:
+                continue
+            if target.movable:
+                v += 0.5 * base[j]
+            else:
+                v += 25.0 * min(1.0, enemy_left[j] / max(1, own_left[i]))
+        out.append(v + scarce)
+    return out
+
+
+@functools.cache
+def win_value(rs: Ruleset) -> float:
+    """What capturing the Flag is worth in ``rs``: :data:`WIN` (about a classic army) scaled to this army's
+    material, so that in a small army (pocket, barrage) the hope of finding the Flag does not outweigh every
+    piece: otherwise the best pieces are thrown at any unmoved piece that might be the Flag (and is a Bomb)."""
+    def material(r: Ruleset) -> float:
+        counts = [n for _, n in r.army]
+        return sum(v * n for v, n in zip(piece_values(r, counts, counts), counts, strict=True))
+
+    return WIN * material(rs) / material(_CLASSIC)
+
+
+@functools.cache
+def _distances(rs: Ruleset) -> dict[Square, dict[Square, int]]:
+    """Steps between land squares around the lakes (pieces ignored), for the long-range plans."""
+    geo = geometry(rs)
+    out: dict[Square, dict[Square, int]] = {}
+    for start in geo.land:
+        dist = {start: 0}
+        frontier = [start]
+        while frontier:
+            nxt = []
+            for s in frontier:
+                for t in geo.neighbours[s]:
+                    if t not in dist:
+                        dist[t] = dist[s] + 1
+                        nxt.append(t)
+            frontier = nxt
+        out[start] = dist
+    return out
+
+
+def _paths_to(view: View, flag: Square) -> tuple[dict[Square, int], dict[Square, int]]:
+    """Moves an enemy piece needs to reach our Flag: around our Bombs (``plain``), or through them for a
+    piece that defuses them (``defuser``: taking a Bomb is a move like any other)."""
+    me = view.player
+    geo = view.geometry
+    blocked = {s for s in view.squares(me) if s != flag and not view.piece_at(s).type.movable}  # type: ignore[union-attr]
+    out = []
+    for bomb_cost in (None, 1):
+        dist = {flag: 0}
+        frontier = [(0, flag)]
+        while frontier:
+            d, s = heapq.heappop(frontier)
+            if d > dist[s]:
+                continue
+            for t in geo.neighbours[s]:
+                # Walking outwards from the Flag: the cost of the step is paid on the square stepped from.
+                step = 1 if s not in blocked else bomb_cost
+                if step is None:
+                    continue
+                if d + step < dist.get(t, 1 << 30):
+                    dist[t] = d + step
+                    heapq.heappush(frontier, (d + step, t))
+        out.append(dist)
+    return out[0], out[1]
+
+
+@functools.cache
+def _battle_table(rs: Ruleset) -> tuple[tuple[int, ...], ...]:
+    kinds = (None, *rs.piece_types)
+    return tuple(tuple(0 if a is None or d is None else int(resolve_battle(a, d)) for d in kinds) for a in kinds)
+
+
+class Model:
+    """Everything one decision's search reads: values, square tables, geometry, per kind code (1-based)."""
+
+    PULL = 0.12  # weight of the pull towards targets a piece should attack
+    PULL_DECAY = 0.8  # per step of distance
+    FLAG_PULL = 400.0  # how much an enemy Flag is worth as a target
+    THREAT = 0.6  # how much of the second of our pieces a known enemy piece attacks at once counts as lost
+    DOUBT = 0.06  # how sure a modelled enemy reply is: moves this share of a top piece worse still count 1/e
+    CHEAP = 0.2  # a piece worth at most this share of its side's best piece is sent to find the Flag freely
+    BOMB_EXTRA = 0.5  # a dear piece lost on a Bomb counts this much more of its value
+    TOP_INFO = 0.3  # the share of its value the strongest piece loses by being revealed where a Spy hunts it
+    FLAG_SHARE = 0.15  # what a dearer piece counts the hope of finding the Flag at, as a share of a win
+    COVER = 40.0  # our movable piece next to our Flag
+    GUARD_FROM, GUARD_SPAN = 10, 15  # guarding grows from armies of 10 movable pieces to full at 25 and more
+    DANGER = 120.0  # enemy piece next to our Flag
+    DANGER_DECAY = 0.55
+
+    def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0) -> None:
+        rs = view.ruleset
+        self.rs = rs
+        self.me = me = view.player
+        geo = view.geometry
+        kinds = rs.piece_types
+        n = len(kinds)
+        self.neighbours = geo.neighbours
+        self.battle = _battle_table(rs)
+        self.flag = (False, *(k.is_flag for k in kinds))
+        self.mobile = (False, *(k.movable for k in kinds))
+        self.draw_limit = rs.draw_limit
+        self.rays = geo.rays
+        self.runs = (False, *(k.mobility == RUN and rs.scout_attacks_after_run for k in kinds))
+        own_left = [0] * n
+        index = {k.name: i for i, k in enumerate(kinds)}
+        for s in view.squares(me):
+            own_left[index[view.piece_at(s).type.name]] += 1  # type: ignore[union-attr]
+        enemy_left = remaining_hidden(view)
+        for s in view.squares(1 - me):
+            piece = view.piece_at(s)
+            if piece is not None:
+                enemy_left[index[piece.type.name]] += 1
+        own_v = piece_values(rs, own_left, enemy_left)
+        enemy_v = piece_values(rs, enemy_left, own_left)
+        self.material = (sum(v * c for v, c in zip(own_v, own_left, strict=True))
+                         - sum(v * c for v, c in zip(enemy_v, enemy_left, strict=True)))
+        self.values = {me: own_v, 1 - me: enemy_v}
+        self.win = win_value(rs)
+        val = [[0.0] * (n + 1), [0.0] * (n + 1)]
+        info = [[0.0] * (n + 1), [0.0] * (n + 1)]
+        strongest = max((k for k in kinds if k.movable), key=lambda k: k.strength)
+        hunted = strongest if any(strongest.name in k.beats_when_attacking for k in kinds if k.movable
+                                  and k is not strongest) else None
+        # Only in a big army, where the strongest piece can wait for its moment (in barrage it must act).
+        top_info = 0.15 + (self.TOP_INFO - 0.15) * self._army_weight()
+        for side, v in self.values.items():
+            for i in range(n):
+                val[side][i + 1] = v[i]
+                # A known piece is easier to meet with the right piece: top pieces lose most by being seen.
+                # The strongest piece loses most where a special piece (the Spy) beats it: once it is
+                # known, that piece knows whom to wait for.
+                share = (top_info if kinds[i] is hunted else 0.15 if v[i] >= 0.6 * max(v) else 0.1)
+                info[side][i + 1] = share * v[i] if kinds[i].movable else 3.0
+        self.val = val
+        self.info = info
+        # What the hope of finding the Flag in a hidden piece is worth to each attacker: a cheap piece (a
+        # Scout, a Miner) may count it in full, a dear one only in part, since a cheap piece could find the
+        # same Flag without risking the dear one on a Bomb.
+        prize = [[0.0] * (n + 1), [0.0] * (n + 1)]
+        for side, v in self.values.items():
+            movers = [x for x, k in zip(v, kinds, strict=True) if k.movable] or [0.0]
+            # Cheap: at most a fifth of the best piece, or little more than the cheapest (in a small army).
+            cheap = max(self.CHEAP * max(movers), 1.5 * min(movers))
+            for i in range(n):
+                prize[side][i + 1] = self.win if v[i] <= cheap else self.FLAG_SHARE * self.win
+        # What a dear piece loses on a Bomb beyond its value: a cheap piece could have found that Bomb.
+        self.bomb_extra = [[0.0 if p >= self.win else self.BOMB_EXTRA * x for p, x in zip(pr, vl, strict=True)]
+                           for pr, vl in zip(prize, val, strict=True)]
+        self.prize = prize
+        self.doubt = self.DOUBT * max(max(v) for v in self.values.values())
+        size = geo.size
+        zero = [0.0] * size
+        pst: list[list[list[float]]] = [[zero] * (n + 1), [zero] * (n + 1)]
+        dist = _distances(rs)
+        # Enemy pieces: the fewer steps they need to reach our Flag (around our Bombs, unless they can
+        # defuse them), the worse for us.
+        flags = [s for s in view.squares(me) if view.piece_at(s).type.is_flag]  # type: ignore[union-attr]
+        self.flag_square = flags[0] if flags else -1
+        if flags:
+            plain, defuser = _paths_to(view, flags[0])
+            own_blockers = {k.name for k in kinds if not k.movable and not k.is_flag}
+            for a in range(n):
+                if not kinds[a].movable:
+                    continue
+                dist_map = defuser if kinds[a].beats_when_attacking & own_blockers else plain
+                row = [0.0] * size
+                for sq, d in dist_map.items():
+                    row[sq] = self.DANGER * self.DANGER_DECAY ** d
+                pst[1 - me][a + 1] = row
+        # Our pieces: pulled towards the enemy pieces they expect to beat (or the likely Flag), the more so
+        # the closer those come to our Flag.
+        beliefs = dict(zip(squares, table, strict=True))
+        targets: list[tuple[Square, list[float]]] = []
+        for s in view.squares(1 - me):
+            piece = view.piece_at(s)
+            if piece is None:
+                targets.append((s, beliefs[s]))
+            else:
+                targets.append((s, [1.0 if k.name == piece.type.name else 0.0 for k in kinds]))
+        decay = [self.PULL_DECAY ** d for d in range(64)]
+        for a in range(n):
+            if not own_left[a] or not kinds[a].movable:
+                continue
+            gains = []
+            for s, probs in targets:
+                g = 0.0
+                for k, p in enumerate(probs):
+                    if p <= 0:
+                        continue
+                    r = self.battle[a + 1][k + 1]
+                    if r == _ATTACKER_WINS:
+                        flag = self.FLAG_PULL * prize[me][a + 1] / self.win if kinds[k].is_flag else 0.0
+                        g += p * (enemy_v[k] + pst[1 - me][k + 1][s] + flag)
+                    elif r == _DEFENDER_WINS:
+                        g -= p * own_v[a]
+                    else:  # a trade: worth more against a piece that comes for our Flag
+                        g += p * (enemy_v[k] + pst[1 - me][k + 1][s] - own_v[a])
+                if g > 0:
+                    gains.append((g, s))
+            gains.sort(reverse=True)
+            row = [0.0] * size
+            for g, s in gains[:6]:
+                w = self.PULL * g
+                for sq, d in dist[s].items():
+                    pull = w * decay[min(d, 63)]
+                    if pull > row[sq]:
+                        row[sq] = pull
+            pst[me][a + 1] = row
+        if flags:
+            # A piece next to our Flag keeps the way to it shut (Scouts' lanes included): do not leave lightly.
+            for a in range(n):
+                if kinds[a].movable and own_left[a]:
+                    row = pst[me][a + 1][:]
+                    for sq in geo.neighbours[flags[0]]:
+                        row[sq] += self.COVER
+                    pst[me][a + 1] = row
+            # Guarding pays in a big army with pieces to spare; a small one (barrage, pocket) needs every piece
+            # up front, and the tournament shows hard losing to medium there when it guards.
+            guard *= self._army_weight()
+            if guard:
+                self._guard(plain, defuser, targets, own_left, guard, pst)
+        self.pst = pst
+
+    def _army_weight(self) -> float:
+        """0 for armies of 10 movable pieces or fewer, 1 for 25 and more: how much the big-army habits count."""
+        movers = sum(count for kind, count in self.rs.army if kind.movable)
+        return min(1.0, max(0.0, (movers - self.GUARD_FROM) / self.GUARD_SPAN))
+
+    def _guard(self, plain: dict[Square, int], defuser: dict[Square, int], targets: list[tuple[Square, list[float]]],
+               own_left: list[int], weight: float, pst: list[list[list[float]]]) -> None:
+        """Pull the pieces that can stop an intruder towards our Flag, the more the closer an enemy piece
+        that could take it has come: following an intruder is too late, standing in its way is not.
+        ``plain``/``defuser``: steps to our Flag around our Bombs and through them (:func:`_paths_to`)."""
+        kinds = self.rs.piece_types
+        me = self.me
+        blockers = {k.name for k in kinds if not k.movable and not k.is_flag}
+        defusers = [k for k in kinds if k.movable and k.beats_when_attacking & blockers]
+        threat = 0.0
+        for s, probs in targets:
+            t = 0.0
+            for k, p in enumerate(probs):
+                if p > 0 and kinds[k].movable:
+                    d = (defuser if kinds[k] in defusers else plain).get(s)
+                    if d is not None:
+                        t += p * 0.7 ** d
+            threat = max(threat, t)
+        if threat < 0.01:
+            return
+        movers = sorted(k.strength for k in kinds if k.movable)
+        for a, kind in enumerate(kinds):
+            if not own_left[a] or not kind.movable:
+                continue
+            if defusers:
+                guards = all(resolve_battle(kind, d) == BattleResult.ATTACKER_WINS for d in defusers)
+            else:
+                guards = kind.strength >= movers[len(movers) // 2]
+            if not guards:
+                continue
+            row = pst[me][a + 1][:]
+            for sq, d in defuser.items():
+                if d:
+                    row[sq] += weight * threat * 0.6 ** d
+            pst[me][a + 1] = row
+
+    def flag_exposed(self, board: list[int]) -> bool:
+        """Could an enemy piece strike our Flag right now (a neighbour, or a Scout down an open line)?"""
+        fs = self.flag_square
+        if fs < 0:
+            return False
+        enemy = (1 - self.me) << 5
+        mobile, runs = self.mobile, self.runs
+        for ray in self.rays[fs]:
+            for i, s in enumerate(ray):
+                c = board[s]
+                if c:
+                    if c & OWNER == enemy and mobile[c & KIND] and (i == 0 or runs[c & KIND]):
+                        return True
+                    break
+        return False
+
+    def static(self, board: list[int], land: Sequence[Square]) -> float:
+        """The evaluation of a whole board from our side: material + square tables - information given away."""
+        me = self.me
+        val, pst, info = self.val, self.pst, self.info
+        total = 0.0
+        for s in land:
+            c = board[s]
+            if not c:
+                continue
+            o = (c & OWNER) >> 5
+            k = c & KIND
+            v = val[o][k] + pst[o][k][s] - (info[o][k] if c & REVEALED else 0.0)
+            total += v if o == me else -v
+        return total
+
+    def delta(self, board: list[int], f: Square, t: Square) -> tuple[float, float | None]:
+        """How a move changes the evaluation (our side's view), and the final score if it takes a Flag."""
+        return self.delta_codes(board[f], board[t], f, t)
+
+    def delta_codes(self, mc: int, tc: int, f: Square, t: Square) -> tuple[float, float | None]:
+        """:meth:`delta` for a mover coded ``mc`` and whatever is coded ``tc`` on the target square."""
+        o = (mc & OWNER) >> 5
+        a = mc & KIND
+        ps = self.pst[o][a]
+        info = self.info
+        if not tc:
+            d = ps[t] - ps[f]
+            if not mc & REVEALED and (t - f) not in (1, -1, STRIDE, -STRIDE):
+                d -= info[o][a]
+            return (d if o == self.me else -d), None
+        q = 1 - o
+        e = tc & KIND
+        r = self.battle[a][e]
+        val = self.val
+        if r == _ATTACKER_WINS:
+            if self.flag[e]:
+                return 0.0, (self.win if o == self.me else -self.win)
+            d = ps[t] - ps[f] + val[q][e] + self.pst[q][e][t] - (info[q][e] if tc & REVEALED else 0.0)
+            if not mc & REVEALED:
+                d -= info[o][a]
+        elif r == _DEFENDER_WINS:
+            d = -(val[o][a] + ps[f] - (info[o][a] if mc & REVEALED else 0.0))
+            if not tc & REVEALED:
+                d += info[q][e]
+        else:
+            d = (val[q][e] + self.pst[q][e][t] - (info[q][e] if tc & REVEALED else 0.0)
+                 - (val[o][a] + ps[f] - (info[o][a] if mc & REVEALED else 0.0)))
+        return (d if o == self.me else -d), None

@@ -1,0 +1,83 @@
+"""The computer's reasoning in words: the candidates it compared, and what it believes a target is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from strategolab.board import Square, square_name
+from strategolab.rules import PLAYER_NAMES, BattleResult, resolve_battle
+from strategolab.state import Move
+from strategolab.views import View
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One move the computer considered, with its score and the parts it is made of."""
+
+    move: Move
+    score: float  # what the choice compared: search value + adjustments + noise
+    search: float  # searched value (material, information, Flag safety) averaged over the worlds, minus now
+    adjust: float  # root adjustments: repetition, the quiet-move draw, showing an unmoved piece
+    note: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.move} {self.score:+.1f}" + (f" ({self.note})" if self.note else "")
+
+
+@dataclass
+class Reasoning:
+    """Why the computer played its last move: the best candidates and what it believes (for the drawer)."""
+
+    player: int
+    level: str
+    move: Move
+    candidates: list[Candidate]  # best first
+    worlds: int
+    nodes: int
+    flag_guesses: list[tuple[Square, float]] = field(default_factory=list)  # likeliest enemy Flag squares
+
+    def __str__(self) -> str:
+        guesses = "guess" if self.worlds == 1 else "guesses"
+        lines = [f"{PLAYER_NAMES[self.player]} ({self.level}) plays {self.move}: searched {self.worlds} "
+                 f"{guesses} at the hidden enemy pieces, {self.nodes} positions; its best moves by score (what it "
+                 f"expects to gain in material, safety and information, with small adjustments and its level's "
+                 f"noise):"]
+        lines += [f"  {c}" for c in self.candidates]
+        if self.flag_guesses:
+            lines.append("  enemy Flag likeliest on " + ", ".join(
+                f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))
+        return "\n".join(lines)
+
+
+def describe_move(view: View, move: Move, beliefs: dict[Square, list[float]]) -> str:
+    """What a candidate move does, in words a learner can follow: whom it attacks, what the computer believes
+    a hidden target is (its three likeliest types) and how likely its piece is to lose there; for a known
+    piece stepping next to hidden ones, how likely one of them is to beat it if it attacks."""
+    t = move.to_square
+    rs = view.ruleset
+    mover = view.piece_at(move.from_square)
+    if not view.board[t]:
+        if mover is None or not view.is_revealed(move.from_square):
+            return ""
+        # A piece the enemy knows: the hidden pieces around its new square may be ones that beat it.
+        safe = 1.0
+        for n in view.geometry.neighbours[t]:
+            row = beliefs.get(n)
+            if row and n != move.from_square:
+                safe *= 1.0 - sum(p for k, p in enumerate(row) if rs.piece_types[k].movable
+                                  and resolve_battle(rs.piece_types[k], mover.type) == BattleResult.ATTACKER_WINS)
+        return f"next to hidden pieces, one of which beats it {1 - safe:.0%}" if safe < 0.995 else ""
+    target = view.piece_at(t)
+    if target is not None:
+        return f"attacks the {target.type.name}"
+    probs = beliefs.get(t)
+    if not probs:
+        return "attacks a hidden piece"
+    top = sorted(((p, k) for k, p in enumerate(probs) if p >= 0.005), reverse=True)[:3]
+    text = "attacks a hidden piece: " + ", ".join(f"{rs.piece_types[k].name} {p:.0%}" for p, k in top)
+    if mover is not None:
+        lose = sum(p for k, p in enumerate(probs)
+                   if resolve_battle(mover.type, rs.piece_types[k]) == BattleResult.DEFENDER_WINS)
+        if lose >= 0.005:
+            text += f"; its {mover.type.name} loses {lose:.0%}"
+    return text

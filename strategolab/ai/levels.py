@@ -1,0 +1,36 @@
+"""How hard the computer thinks: the :class:`Level` value and the named :data:`LEVELS`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Level:
+    """How hard the computer thinks: search effort, what evidence and knowledge it uses, and how much it errs."""
+
+    name: str
+    worlds: int  # hidden-identity samples searched per move (at least one is always drawn)
+    # plies searched in each world, after which the side to move may still take a piece (0: only the move's
+    # own battle counts, not the reply)
+    depth: int
+    priors: bool  # priors from where pieces stand in setups (real statistics where the archive has them, else
+    # a hand-made depth prior from placement_weights); False: every type equally likely on every square
+    soft_evidence: bool  # read the enemy's behaviour (approach, flight) as evidence
+    opponent_model: bool  # the enemy, too, chooses by what it can know (else: it sees through our pieces)
+    guard: float  # how strongly to stand in the way of enemy pieces that come for our Flag (0: not at all)
+    noise: float  # random spread added to each move's score: weaker levels misjudge more
+
+
+LEVELS: dict[str, Level] = {
+    # Judges each move only by what it takes (or risks in its own battle), guesses where pieces stand.
+    "easy": Level("easy", worlds=1, depth=0, priors=False, soft_evidence=False, opponent_model=False,
+                  guard=0.0, noise=14.0),
+    # Also looks at whether the moved piece can be taken back; real priors, several worlds, little noise.
+    "medium": Level("medium", worlds=4, depth=1, priors=True, soft_evidence=False, opponent_model=False,
+                    guard=0.0, noise=2.0),
+    # Two plies (every reply is weighed), behavioural evidence, a model of what the enemy knows, and
+    # defenders placed in the way of pieces that come for its Flag.
+    "hard": Level("hard", worlds=8, depth=2, priors=True, soft_evidence=True, opponent_model=True,
+                  guard=80.0, noise=0.5),
+}

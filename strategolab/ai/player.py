@@ -1,0 +1,181 @@
+"""The computer opponent: :class:`ComputerPlayer` ties beliefs, search, evaluation and explanation together."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from strategolab.board import Square
+from strategolab.rules import PLAYER_NAMES, Ruleset, get_ruleset
+from strategolab.setup_library import choose_setup as _library_setup
+from strategolab.setups import Setup
+from strategolab.state import KIND, Move, Piece
+from strategolab.views import View
+
+from .beliefs import belief_table, read_history, remaining_hidden, sample_identities, their_belief_table
+from .evaluation import _DEFENDER_WINS, Model
+from .explanation import Candidate, Reasoning, describe_move
+from .levels import LEVELS, Level
+from .search import Search, base_world, world
+
+
+class ComputerPlayer:
+    """A computer opponent that sees only a player's view; ``level`` is ``"easy"``, ``"medium"`` or ``"hard"``.
+
+    ``choose_move(view)`` returns a legal move; ``beliefs(view)`` what it thinks each unknown enemy piece
+    is; ``last_reasoning`` explains its latest choice.  The same seed and view give the same move.
+    """
+
+    def __init__(self, level: str | Level = "medium", seed: int = 0, name: str | None = None) -> None:
+        if isinstance(level, str):
+            if level not in LEVELS:
+                raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
+            level = LEVELS[level]
+        if not isinstance(level, Level):
+            raise TypeError(f"level is one of {', '.join(LEVELS)} or a Level, not {level!r}")
+        self.level = level
+        self.seed = seed
+        self.name = name or f"computer ({level.name})"
+        self.last_reasoning: Reasoning | None = None
+        self.last_setup_plan: str | None = None
+
+    def __repr__(self) -> str:
+        return f"ComputerPlayer({self.level.name!r}, seed={self.seed})"
+
+    # -- setup ---------------------------------------------------------------------------------------
+
+    def choose_setup(self, ruleset: str | Ruleset | None, rng: random.Random) -> Setup:
+        """A named plan from the library (maybe mirrored) or a setup drawn from real setup statistics."""
+        self.last_setup_plan, setup = _library_setup(get_ruleset(ruleset), rng)
+        return setup
+
+    # -- beliefs ---------------------------------------------------------------------------------------
+
+    def beliefs(self, view: View) -> dict[Square, dict[str, float]]:
+        """For every unknown enemy piece (by square), the probability of each piece type of the rule set.
+
+        Per square the probabilities sum to 1; per type they add up to how many of that type the enemy still
+        has hidden.  The evidence used depends on the level (see :class:`Level`).
+        """
+        _check_view(view)
+        squares, table = belief_table(view, self.level.priors, self.level.soft_evidence)
+        names = [k.name for k in view.ruleset.piece_types]
+        return {s: dict(zip(names, row, strict=True)) for s, row in zip(squares, table, strict=True)}
+
+    # -- moves -------------------------------------------------------------------------------------------
+
+    def _rng(self, view: View) -> random.Random:
+        """The random source for one decision: a function of the seed and the move number only."""
+        return random.Random(f"strategolab-ai/{self.seed}/{view.player}/{view.ply}/{len(view.move_stack)}")
+
+    def choose_move(self, view: View) -> Move:
+        """The move the computer plays in this view (one of ``view.generate_legal_moves()``)."""
+        _check_view(view)
+        if view.turn != view.player:
+            raise ValueError(f"it is {PLAYER_NAMES[view.turn]}'s turn, this is {PLAYER_NAMES[view.player]}'s view")
+        legal = view.generate_legal_moves()
+        if not legal:
+            raise ValueError("no legal move: the game is over")
+        rng = self._rng(view)
+        level = self.level
+        hist = read_history(view)
+        squares, table = belief_table(view, level.priors, level.soft_evidence, hist)
+        theirs = dict(zip(*their_belief_table(view, hist), strict=True)) if level.opponent_model else None
+        model = Model(view, squares, table, level.guard)
+        kinds = view.ruleset.piece_types
+        left = remaining_hidden(view)
+        moved = [view.has_moved(s) for s in squares]
+        movable = [k.movable for k in kinds]
+        n_worlds = max(1, level.worlds)
+        worlds = []
+        base = base_world(view)
+        for _ in range(n_worlds):
+            ids = sample_identities(squares, table, left, moved, movable, rng)
+            worlds.append(world(base, view, squares, ids))
+        beliefs = dict(zip(squares, table, strict=True))
+        land = view.geometry.land
+        roots = [model.static(w.board, land) for w in worlds]
+        searches = [Search(model, w, beliefs, theirs) for w in worlds]
+        values = {mv: self._evaluate(mv, searches, roots, beliefs, view, level.depth) for mv in legal}
+        adjust = _adjustments(view, model)
+        mean_root = sum(roots) / len(roots)
+        cands = []
+        for mv in legal:
+            a = adjust(mv)
+            noise = rng.gauss(0.0, level.noise) if level.noise else 0.0
+            v = values[mv] - mean_root
+            cands.append(Candidate(mv, v + a + noise, v, a, describe_move(view, mv, beliefs)))
+        cands.sort(key=lambda c: c.score, reverse=True)
+        choice = cands[0].move
+        flag_index = next((i for i, k in enumerate(kinds) if k.is_flag), None)
+        guesses = sorted(((s, row[flag_index]) for s, row in zip(squares, table, strict=True)),
+                         key=lambda x: -x[1])[:3] if flag_index is not None else []
+        self.last_reasoning = Reasoning(view.player, level.name, choice, cands[:5], len(worlds),
+                                        sum(s.nodes for s in searches), guesses)
+        return choice
+
+    def _evaluate(self, move: Move, searches: list[Search], roots: list[float],
+                  beliefs: dict[Square, list[float]], view: View, depth: int) -> float:
+        """Average value of ``move`` over the worlds; an attack on an unknown piece is split by piece type."""
+        t = move.to_square
+        if t in beliefs:
+            probs = beliefs[t]
+            order = sorted((p, k) for k, p in enumerate(probs) if p > 0.005)[::-1]
+            kinds = view.ruleset.piece_types
+            enemy = 1 - view.player
+            total = 0.0
+            mass = 0.0
+            for j, (p, k) in enumerate(order):
+                i = j % len(searches)
+                s = searches[i]
+                w = s.world
+                before = w.piece_at(t)
+                w.set_piece(t, Piece(enemy, kinds[k]), moved=view.has_moved(t))
+                a = s.board[move.from_square] & KIND
+                if kinds[k].is_flag:  # a dear piece counts the hope of the Flag only in part (Model.prize)
+                    v = roots[i] + s.m.prize[view.player][a]
+                else:
+                    v = s.value(move, depth, roots[i], -1)
+                    if not kinds[k].movable and s.m.battle[a][k + 1] == _DEFENDER_WINS:
+                        v -= s.m.bomb_extra[view.player][a]  # a cheap piece could have found this Bomb
+                w.set_piece(t, before, moved=view.has_moved(t))
+                total += p * v
+                mass += p
+            return total / mass
+        return sum(s.value(move, depth, r, -1) for s, r in zip(searches, roots, strict=True)) / len(searches)
+
+
+def _check_view(view: object) -> None:
+    if not isinstance(view, View):
+        raise TypeError(f"the computer reasons from a player's View only (state.view(player)), not "
+                        f"{type(view).__name__}")
+
+
+def _adjustments(view: View, model: Model) -> Callable[[Move], float]:
+    """Root-only corrections the shallow search cannot see: do not shuffle back and forth, press for a
+    battle as the quiet-move draw nears while ahead, and do not show an unmoved piece is no Bomb for nothing."""
+    mine = [m for i, m in enumerate(view.move_stack) if (len(view.move_stack) - i) % 2 == 0][-6:]
+    last = mine[-1] if mine else None
+    recent = {m.from_square for m in mine}
+    limit = view.ruleset.draw_limit
+    urgency = 0.0
+    if limit is not None and view.quiet > limit // 3:
+        x = (view.quiet - limit // 3) / (limit - limit // 3)
+        urgency = 80.0 * x * x * (1.0 if model.material > 30 else 0.3)
+    board = view.board
+
+    def adjust(mv: Move) -> float:
+        f, t = mv
+        a = 0.0
+        if board[t]:
+            a += urgency
+        else:
+            if last is not None and f == last.to_square and t == last.from_square:
+                a -= 4.0
+            elif t in recent:
+                a -= 1.5
+        if not view.has_moved(f):
+            a -= 1.0
+        return a
+
+    return adjust

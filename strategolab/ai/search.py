@@ -1,0 +1,431 @@
+"""The search in one sampled world: shallow minimax in which attacks on unseen pieces count by belief."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from strategolab.board import STRIDE, Square
+from strategolab.state import KIND, OWNER, REVEALED, Move, Piece, State
+from strategolab.views import View
+
+from .evaluation import _DEFENDER_WINS, Model
+
+_INF = float("inf")
+
+
+Pairs = list[tuple[int, float]]  # (kind code, probability) for one hidden piece
+
+
+class Search:
+    """Shallow minimax in one world (a full hypothetical state), scores from our side.
+
+    The world knows every identity, but the players do not.  Wherever *we* choose to attack an enemy piece
+    we have not seen, the search scores the attack by its expectation over our beliefs (``unknown``), not by
+    the world's answer; otherwise each world would "know" which pieces are safe to hit and every attack would
+    look better than it is.  With ``mine`` (the ``hard`` level) the enemy is modelled the same way: it
+    chooses whether to attack one of our hidden pieces by what it can believe about it, and then meets the
+    piece that is really there.  Both maps follow the hidden pieces along the line being searched.
+    """
+
+    def __init__(self, model: Model, world: State, beliefs: dict[Square, list[float]],
+                 theirs: dict[Square, list[float]] | None = None) -> None:
+        self.m = model
+        self.world = world
+        self.board = world.board
+        self.nodes = 0
+        self.unknown = pairs(beliefs)
+        self.mine = pairs(theirs or {})
+        # Enemy pieces we know and that can move: the ones whose threats the leaves can count exactly.
+        enemy = (1 - model.me) << 5
+        mobile = model.mobile
+        self.known = {s for s in world.geometry.land if (c := self.board[s]) and c & OWNER == enemy
+                      and c & REVEALED and mobile[c & KIND]}
+
+    def relevant(self, f: Square, t: Square, player: int) -> bool:
+        """Does a move touch the enemy (attack, or start/end next to an enemy piece)?  Others are judged
+        together: away from the enemy, one quiet move leaves the same replies as another."""
+        board = self.board
+        if board[t]:
+            return True
+        bit = player << 5
+        nb = self.m.neighbours
+        for s in nb[t]:
+            c = board[s]
+            if c and c & OWNER != bit:
+                return True
+        for s in nb[f]:
+            c = board[s]
+            if c and c & OWNER != bit:
+                return True
+        return False
+
+    def expect(self, f: Square, t: Square, beliefs: dict[Square, Pairs]) -> float:
+        """The change of our score expected from the piece on ``f`` attacking the hidden piece on ``t``, as
+        the attacker believes (``beliefs``; the hope of a Flag counts as the attacker's prize, see
+        :attr:`Model.prize`)."""
+        board = self.board
+        mc = board[f]
+        hidden = board[t] & ~KIND
+        delta = self.m.delta_codes
+        total = 0.0
+        m = self.m
+        side, a = (mc & OWNER) >> 5, mc & KIND
+        prize = m.prize[side][a]
+        sign = 1.0 if side == m.me else -1.0
+        extra = m.bomb_extra[side][a]
+        for k, p in beliefs[t]:
+            d, final = delta(mc, hidden | k, f, t)
+            if final is not None:
+                d = sign * prize
+            elif extra and not m.mobile[k] and m.battle[a][k] == _DEFENDER_WINS:
+                d -= sign * extra
+            total += p * d
+        return total
+
+    def movers(self, f: Square) -> Pairs:
+        """The types the hidden enemy piece on ``f`` may be, given that it moves (immobile types dropped)."""
+        mobile = self.m.mobile
+        row = [(k, p) for k, p in self.unknown[f] if mobile[k]]
+        total = sum(p for _, p in row)
+        return [(k, p / total) for k, p in row] if total > 0 else [(self.board[f] & KIND, 1.0)]
+
+    def typed_attack(self, move: Move, score: float, last_to: Square) -> list[tuple[float, float]]:
+        """An attack by an enemy piece we have not seen, as the last move searched: the value after it for
+        each type the piece may be, with its probability (the world's own guess does not decide it)."""
+        f, t = move
+        board = self.board
+        code = board[f]
+        out = []
+        for k, p in self.movers(f):
+            board[f] = (code & ~KIND) | k
+            d, final = self.m.delta(board, f, t)
+            out.append((p, final if final is not None else self.play(move, 0, -_INF, _INF, score + d, last_to)))
+        board[f] = code
+        return out
+
+    def track(self, f: Square, t: Square) -> list | None:
+        """Before a move is pushed: keep the hidden-piece maps up to date (a battle shows both pieces, a run
+        shows a Scout) and return what :meth:`untrack` needs to undo it."""
+        undo = None
+        attack = self.board[t]
+        step = (t - f) in (1, -1, STRIDE, -STRIDE)
+        for u in (self.unknown, self.mine):
+            if attack:
+                if f in u or t in u:
+                    undo = (undo or []) + [(u, f, u.pop(f, None)), (u, t, u.pop(t, None))]
+            elif f in u:
+                row = u.pop(f)
+                if step:
+                    u[t] = row
+                undo = (undo or []) + [(u, f, row), (u, t, None)]
+        return undo
+
+    @staticmethod
+    def untrack(undo: list | None) -> None:
+        if undo is None:
+            return
+        for u, sq, row in reversed(undo):
+            if row is None:
+                u.pop(sq, None)
+            else:
+                u[sq] = row
+
+    def value(self, move: Move, depth: int, score: float, last_to: Square) -> float:
+        """The value of playing ``move`` now and searching ``depth - 1`` plies after it."""
+        d, final = self.m.delta(self.board, *move)
+        if final is not None:
+            return final
+        if depth <= 0:
+            return score + d  # no look at the reply at all
+        return self.play(move, depth - 1, -_INF, _INF, score + d, last_to)
+
+    def play(self, move: Move, depth: int, alpha: float, beta: float, score: float, last_to: Square) -> float:
+        """Push ``move``, search ``depth`` plies after it, take it back."""
+        w = self.world
+        f, t = move
+        board = self.board
+        attack = board[t]
+        undo = self.track(f, t)
+        known = self.known
+        from_known, to_known = f in known, t in known
+        if from_known or to_known:
+            known.discard(f)
+            known.discard(t)
+        w.push(move)
+        if (from_known or to_known) and (c := board[t]) and c & OWNER != self.m.me << 5:
+            known.add(t)  # the known enemy piece survived the move or the battle
+        end = self.ended() if attack else None
+        v = self.search(depth, alpha, beta, score, t, last_to) if end is None else end
+        w.pop()
+        if from_known or to_known:
+            known.discard(t)
+            if from_known:
+                known.add(f)
+            if to_known:
+                known.add(t)
+        self.untrack(undo)
+        return v
+
+    def threats(self) -> list[tuple[float, Square, Square]]:
+        """Attacks by known enemy pieces on our pieces next to them that would win material: (change of our
+        score, from, to), worst first."""
+        board = self.board
+        m = self.m
+        mine = m.me << 5
+        out = []
+        for s in self.known:
+            a = board[s]
+            for n in m.neighbours[s]:
+                c = board[n]
+                if c and c & OWNER == mine:
+                    d, final = m.delta_codes(a, c, s, n)
+                    if final is not None:
+                        d = final
+                    if d < 0:
+                        out.append((d, s, n))
+        out.sort()
+        return out
+
+    def ended(self) -> float | None:
+        """After a battle: the final score if it left a side without a movable piece."""
+        o = self.world.outcome()
+        if o is None:
+            return None
+        return 0.0 if o.winner is None else self.m.win if o.winner == self.m.me else -self.m.win
+
+    def search(self, depth: int, alpha: float, beta: float, score: float, last_to: Square,
+               prev_to: Square) -> float:
+        self.nodes += 1
+        w = self.world
+        limit = self.m.draw_limit
+        if limit is not None and w.quiet >= limit:
+            return 0.0
+        if depth <= 0:
+            return self.leaf(score, last_to, prev_to)
+        moves = w.generate_legal_moves()
+        if not moves:
+            o = w.outcome()
+            if o is None or o.winner is None:
+                return 0.0
+            return self.m.win if o.winner == self.m.me else -self.m.win
+        p = w.turn
+        maximize = p == self.m.me
+        if not maximize and self.mine:
+            return self.modelled_reply(moves, depth, score, last_to)
+        board = self.board
+        delta = self.m.delta
+        unknown = self.unknown
+        scored = []
+        quiet_best = None
+        best = -_INF if maximize else _INF
+        for mv in moves:
+            f, t = mv
+            if maximize and depth == 1 and t in unknown:
+                # Our attack on a piece we have not seen, as the last move searched: its expectation.
+                v = score + self.expect(f, t, unknown)
+                if v > best:
+                    best = v
+                continue
+            d, final = delta(board, f, t)
+            if final is not None:
+                return final  # the side to move takes the Flag: nothing is better for it
+            if depth == 1 and not self.relevant(f, t, p):
+                if quiet_best is None or (d > quiet_best if maximize else d < quiet_best):
+                    quiet_best = d
+                continue
+            scored.append((d, mv))
+        scored.sort(key=lambda x: x[0], reverse=maximize)
+        if quiet_best is not None:
+            # Quiet moves away from the enemy: the reply options stay as they are now.
+            v = self.leaf_after_quiet(score + quiet_best, last_to)
+            best = max(best, v) if maximize else min(best, v)
+        if maximize:
+            alpha = max(alpha, best)
+        else:
+            beta = min(beta, best)
+        if alpha >= beta:
+            return best
+        for d, mv in scored:
+            v = self.play(mv, depth - 1, alpha, beta, score + d, last_to)
+            if maximize:
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+            elif v < best:
+                best = v
+                if v < beta:
+                    beta = v
+            if alpha >= beta:
+                break
+        return best
+
+    def modelled_reply(self, moves: list[Move], depth: int, score: float, last_to: Square) -> float:
+        """The enemy to move, choosing by what it can know: an attack on one of our hidden pieces is judged
+        by its expectation under the enemy's beliefs, but what it meets is the piece that is there.
+
+        The enemy is not certain to play the move that looks best to it: every move counts with a weight
+        that falls off with how much worse it looks to the enemy (:attr:`Model.DOUBT`), so a reply that
+        would be a blunder is hoped for only as much as the enemy is likely to choose it."""
+        board = self.board
+        delta = self.m.delta
+        mine = self.mine
+        options: list[tuple[float, float]] = []  # (what the enemy expects, what it gets), from our side
+        typed = []  # attacks on our pieces it knows by pieces we have not seen, as the last move searched
+        quiet_best = None
+        unknown = self.unknown
+        for mv in moves:
+            f, t = mv
+            if depth == 1 and f in unknown and board[t] and t not in mine and abs(t - f) in (1, STRIDE):
+                typed.append(self.typed_attack(mv, score, last_to))
+                continue
+            d, final = delta(board, f, t)
+            hidden = t in mine
+            if final is not None and not hidden:
+                return final
+            if depth == 1 and not self.relevant(f, t, self.world.turn):
+                if quiet_best is None or d < quiet_best:
+                    quiet_best = d
+                continue
+            v = final if final is not None else self.play(mv, depth - 1, -_INF, _INF, score + d, last_to)
+            est = v
+            if hidden:
+                guess = self.expect(f, t, mine)
+                est = score + guess if final is not None else v - d + guess
+            options.append((est, v))
+        if quiet_best is not None:
+            v = self.leaf_after_quiet(score + quiet_best, last_to)
+            options.append((v, v))
+        if options:
+            low = min(est for est, _ in options)
+            doubt = self.m.doubt
+            total = mass = 0.0
+            for est, v in options:
+                x = (est - low) / doubt
+                if x < 12.0:
+                    w = math.exp(-x)
+                    total += w * v
+                    mass += w
+            value = total / mass
+        else:
+            value = _INF
+        # Each type of an unseen attacker takes our piece if that is better for it than its other moves.
+        for outcomes in typed:
+            value = min(value, sum(p * min(v, value) for p, v in outcomes))
+        return value if value < _INF else score
+
+    def leaf(self, score: float, last_to: Square, prev_to: Square) -> float:
+        """Stand pat, or the side to move's best capture of the piece that just moved or by its own last piece."""
+        self.nodes += 1
+        board = self.board
+        p = self.world.turn
+        bit = p << 5
+        m = self.m
+        mobile = m.mobile
+        options = []
+        c = board[last_to] if last_to >= 0 else 0
+        if c and c & OWNER != bit:
+            options += [(s, last_to) for s in m.neighbours[last_to] if (a := board[s]) and a & OWNER == bit
+                        and mobile[a & KIND]]
+        a = board[prev_to] if prev_to >= 0 else 0
+        if a and a & OWNER == bit and mobile[a & KIND]:
+            options += [(prev_to, s) for s in m.neighbours[prev_to] if (c := board[s]) and c & OWNER != bit]
+        if p != m.me:
+            options += [(f, t) for _, f, t in self.threats()]
+            return self.exposed(self.best_capture(score, options, False), score)
+        value = self.best_capture(score, options, True)
+        threats = self.threats()
+        if len(threats) > 1:
+            # We can save one piece that a known enemy piece attacks, not two: the second is likely lost.
+            value += m.THREAT * threats[1][0]
+        return value
+
+    def exposed(self, value: float, score: float) -> float:
+        """With the enemy to move: our Flag within its reach counts as half lost (it may not know it is the
+        Flag), unless what it can do otherwise is worse for us."""
+        return min(value, score - self.m.win / 2) if self.m.flag_exposed(self.board) else value
+
+    def leaf_after_quiet(self, score: float, last_to: Square) -> float:
+        """After a quiet move away from the enemy: the opponent's best capture by its last-moved piece."""
+        self.nodes += 1
+        board = self.board
+        p = 1 - self.world.turn  # the opponent of the side choosing the quiet move moves next
+        bit = p << 5
+        m = self.m
+        a = board[last_to] if last_to >= 0 else 0
+        options = []
+        if a and a & OWNER == bit and m.mobile[a & KIND]:
+            options = [(last_to, s) for s in m.neighbours[last_to] if (c := board[s]) and c & OWNER != bit]
+        if p != m.me:
+            options += [(f, t) for _, f, t in self.threats()]
+        value = self.best_capture(score, options, p == m.me)
+        return value if p == m.me else self.exposed(value, score)
+
+    def best_capture(self, score: float, options: list[tuple[Square, Square]], ours: bool) -> float:
+        """The score after the best of these attacks for the side to move, or standing pat if none pays.
+
+        The side chooses by what it believes (expectations over hidden pieces) and gets what is there: for
+        us that is the same expectation; for the modelled enemy the world's answer."""
+        delta = self.m.delta
+        beliefs = self.unknown if ours else self.mine
+        best_gain = 0.0
+        result = score
+        board = self.board
+        for f, t in options:
+            if not ours and f in self.unknown and t not in beliefs:
+                # An enemy piece we have not seen takes our piece if it can: over the types it may be.
+                code = board[f]
+                outcome = 0.0
+                for k, p in self.movers(f):
+                    board[f] = (code & ~KIND) | k
+                    d, final = delta(board, f, t)
+                    outcome += p * min(score + d if final is None else final, score)
+                board[f] = code
+                gain = score - outcome
+                if gain > best_gain:
+                    best_gain, result = gain, outcome
+                continue
+            d, final = delta(board, f, t)
+            if t in beliefs:
+                guess = self.expect(f, t, beliefs)
+                gain = guess if ours else -guess
+                outcome = score + guess if ours else (final if final is not None else score + d)
+            else:
+                if final is not None:
+                    return final
+                gain = d if ours else -d
+                outcome = score + d
+            if gain > best_gain:
+                best_gain, result = gain, outcome
+        return result
+
+
+def pairs(beliefs: dict[Square, list[float]]) -> dict[Square, Pairs]:
+    return {s: [(k + 1, p) for k, p in enumerate(row) if p > 0.002] for s, row in beliefs.items()}
+
+
+def base_world(view: View) -> State:
+    """A state holding everything the view shows (unknown squares still empty) and its move counters."""
+    w = State.empty(view.ruleset)
+    for s in view.geometry.land:
+        piece = view.piece_at(s)
+        if piece is not None:
+            w.set_piece(s, piece, moved=view.has_moved(s), revealed=view.is_revealed(s))
+    w.turn = view.turn
+    w.ply = view.ply
+    w.quiet = view.quiet
+    # The repetition memory is public (it depends on squares only); the engine has no public setter yet.
+    w._rep = list(view._rep)
+    w._chase = view._chase
+    return w
+
+
+def world(base: State, view: View, squares: Sequence[Square], ids: Sequence[int]) -> State:
+    """The base state with one drawn identity on every unknown square."""
+    w = base.copy()
+    kinds = view.ruleset.piece_types
+    enemy = 1 - view.player
+    for s, k in zip(squares, ids, strict=True):
+        w.set_piece(s, Piece(enemy, kinds[k]), moved=view.has_moved(s))
+    return w
