@@ -32,7 +32,7 @@ from strategolab.rules import (
     get_ruleset,
 )
 from strategolab.setups import Setup
-from strategolab.state import Battle, Move, Outcome, Piece, State, Termination, _line_between
+from strategolab.state import Battle, Move, Outcome, Piece, State, Termination, _crossed
 
 GRAVON_RULESETS: dict[str, Ruleset] = {"classic": GRAVON_CLASSIC, "barrage": GRAVON_BARRAGE}
 
@@ -267,7 +267,7 @@ class RepetitionStudy:
     moves: int = 0
     # longest run of one player's back-and-forth moves between the same two squares -> games
     longest_run: Counter = field(default_factory=Counter)
-    # the same, counting a Scout's whole range as the ISF Scout clause does -> games
+    # the same, with the ISF Scout clause (moves across one common square boundary) -> games
     longest_range_run: Counter = field(default_factory=Counter)
     # rule name -> games with at least one move that rule refuses, and the moves themselves
     chase_games: Counter = field(default_factory=Counter)
@@ -310,8 +310,8 @@ class RepetitionStudy:
 
 
 def _runs(moves: tuple[tuple[int, int], ...], scout_clause: bool) -> int:
-    """The longest run of one player's consecutive moves of one piece that all stay within the squares
-    of the run's first move (its two end squares, or with the Scout clause its whole range)."""
+    """The longest run of one player's consecutive moves of one piece between the same two squares (with
+    the Scout clause: across one common square boundary)."""
     best = 0
     chains: list[list[tuple[int, int]]] = [[], []]
     for i, (f, t) in enumerate(moves):
@@ -322,9 +322,13 @@ def _runs(moves: tuple[tuple[int, int], ...], scout_clause: bool) -> int:
         else:
             chain[:] = [(f, t)]
         for k in range(len(chain), best, -1):
+            if scout_clause:  # every move crosses one common square boundary (see docs/rules.md)
+                if set.intersection(*(_crossed(x, y) for x, y in chain[-k:])):
+                    best = k
+                    break
+                continue
             a, b = chain[-k]
-            span = set(_line_between(a, b)) if scout_clause else {a, b}
-            if all(x in span and y in span for x, y in chain[-k:]):
+            if all(x in (a, b) and y in (a, b) for x, y in chain[-k:]):
                 best = k
                 break
     return best
@@ -348,9 +352,8 @@ def _study_one(path: str) -> RepetitionStudy:
             broken = quiet = 0
             for n, (f, t) in enumerate(game.moves, 1):
                 move = Move(f, t)
-                ch = state._chase
-                if ch is not None and ch[1] == state.turn:
-                    reason = state._forbidden(state.turn).get(move)
+                if state._chase is not None:
+                    reason = state._chase_reason(state.turn, f, t)
                     if reason:
                         broken += 1
                         if len(study.examples.setdefault(rule, [])) < 3:

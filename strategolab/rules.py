@@ -166,6 +166,8 @@ def _check_types(r: Ruleset) -> None:
     problems = []
     if not isinstance(r.name, str) or not r.name:
         problems.append(f"name must be a non-empty str, not {r.name!r}")
+    if not isinstance(r.no_movable_piece_loses, bool):
+        problems.append(f"no_movable_piece_loses must be True or False, not {r.no_movable_piece_loses!r}")
     for key in ("width", "height", "draw_warning"):
         if not _is_int(getattr(r, key)):
             problems.append(f"{key} must be a whole number, not {getattr(r, key)!r}")
@@ -209,6 +211,7 @@ class Ruleset:
     chase_rule: str | None = "square"  # "square" (classic), "position" (ISF more-squares), or None
     draw_limit: int | None = 200  # moves in a row without an attack that draw the game
     draw_warning: int = 20  # warn when this many quiet moves remain
+    no_movable_piece_loses: bool = True  # a side left with no movable piece loses at once (else: when it must move)
     first_player: int = RED
     notation: str = "modern"
     description: str = ""
@@ -259,7 +262,7 @@ class Ruleset:
                     problems.append(
                         f"{PLAYER_NAMES[player]}'s setup rows hold {free} squares, the army has {self.army_size}")
                 # Land squares per row, front row first: one setup string must fit both zones.
-                front_first = sorted(set(rows), reverse=(player == RED))
+                front_first = sorted(set(rows), reverse=self.sits_at_bottom(player))
                 shapes.append([sum(1 for c in cols if f"{c}{r}" not in self.lakes) for r in front_first])
             if shapes[0] != shapes[1]:
                 problems.append(f"the setup zones differ in shape (land squares per row, front row first: Red "
@@ -280,6 +283,10 @@ class Ruleset:
             raise ValueError(f"invalid ruleset {self.name!r}: " + "; ".join(problems))
         object.__setattr__(self, "piece_types", tuple(p for p, _ in self.army))
         object.__setattr__(self, "symbols", symbols)
+
+    def sits_at_bottom(self, player: int) -> bool:
+        """Does ``player`` deploy nearer row 1 than the opponent (and so read setups from the bottom side)?"""
+        return min(self.setup_rows[player], default=0) < min(self.setup_rows[1 - player], default=0)
 
     @property
     def army_size(self) -> int:
@@ -337,9 +344,11 @@ ORIGINAL_1961 = Ruleset(
     scout_attacks_after_run=False,
     two_square_limit=None,
     chase_rule=None,
+    draw_limit=None,
+    no_movable_piece_loses=False,
     notation="old",
     description="The 1961 Milton Bradley edition: old numbering, a Scout may not run and strike, "
-                "no repetition rules.",
+                "no repetition rules, no draw rule; a side without a movable piece loses only when it must move.",
 )
 BARRAGE = Ruleset(
     "barrage",

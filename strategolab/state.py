@@ -45,8 +45,8 @@ _ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
 _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
 _BOTH_DIE = int(BattleResult.BOTH_DIE)
 
-# Chase phases: the chaser has just threatened (waiting for the evasion), or the chased piece has just
-# evaded (waiting for the chaser's next move, which the chasing rule may restrict).
+# Chase phases of one chaser: it has just threatened (waiting for an evasion), or a threatened piece has
+# just evaded (the chaser's next move may be a chasing move, which the chasing rule restricts).
 _THREAT = 0
 _EVADED = 1
 
@@ -172,12 +172,6 @@ def _tables(ruleset: Ruleset) -> _Tables:
     return t
 
 
-def _line_between(a: Square, b: Square) -> range:
-    """Every square on the straight segment from ``a`` to ``b``, both ends included."""
-    step = 1 if a // STRIDE == b // STRIDE else STRIDE
-    return range(min(a, b), max(a, b) + 1, step)
-
-
 class Position:
     """Board contents, side to move, counters and repetition memory: what the move rules read.
 
@@ -196,7 +190,9 @@ class Position:
         self.quiet = 0
         # Per player: that player's latest moves, all by one piece, each starting where the last ended.
         self._rep: list[tuple[tuple[Square, Square], ...]] = [(), ()]
-        # None, or (phase, chaser, x, y, squares x stood on, positions (x, y) seen, square x came from).
+        # None (no chase), or (Red's chase, Blue's chase, where): each player's continuous chase as a _Chase or
+        # None, and `where` {square a piece stood on when the tracked positions began: the square it stands on
+        # now} for the pieces that moved since (a position is told apart by where each piece stands).
         self._chase: tuple | None = None
         # Set by a move that decides the game for certain (a Flag taken, a side left with no movable piece).
         self._result: Outcome | None = None
@@ -275,43 +271,81 @@ class Position:
                         first = False
         return out
 
-    def _forbidden(self, player: int) -> dict[Move, str]:
-        """Moves the repetition rules forbid ``player`` right now, each with the reason."""
+    def _forbidden(self, player: int, moves: list[Move] | None = None) -> dict[Move, str]:
+        """Moves the repetition rules forbid ``player`` right now, each with the reason (``moves``: the
+        player's pseudo-legal moves, if already at hand)."""
         out: dict[Move, str] = {}
         r = self.ruleset
         limit = r.two_square_limit
         chain = self._rep[player]
         if limit is not None and len(chain) >= limit:
-            last = chain[-limit:]
-            a, b = last[0]
-            span = set(_line_between(a, b)) if r.two_square_scout_clause else {a, b}
-            if all(f in span and to in span for f, to in last):
-                here = chain[-1][1]
-                table = self._t.moves[here]
-                for to in span:
-                    m = table[to] if to != here else None
-                    if m is not None:
-                        times = "once" if limit == 1 else "twice" if limit == 2 else f"{limit} times"
-                        where = (f"between {square_name(a)} and {square_name(b)}" if span == {a, b}
-                                 else f"within {square_name(min(a, b))}-{square_name(max(a, b))}")
-                        out[m] = (f"two-square rule: this piece has already moved {where} "
-                                  f"{times} in a row")
+            self._two_square_forbidden(chain[-limit:], out)
         ch = self._chase
-        if ch is not None and ch[0] == _EVADED and ch[1] == player and r.chase_rule is not None:
-            _, _, x, y, visited, positions, came_from = ch
-            table = self._t.moves[x]
-            for to in self._t.geo.neighbours[y]:
-                m = table[to]
-                if m is None or m in out:
-                    continue
-                if r.chase_rule == "square":
-                    if to in visited:
-                        out[m] = (f"chasing rule: the piece on {square_name(x)} is chasing the piece on "
-                                  f"{square_name(y)} and already stood on {square_name(to)} in this chase")
-                elif (to, y) in positions and to != came_from:
-                    out[m] = (f"more-squares rule: moving to {square_name(to)} would repeat a position of "
-                              f"the chase of the piece on {square_name(y)}")
+        if ch is not None and ch[player] is not None and ch[player][0] == _EVADED:
+            zone = ch[player][1]
+            board = self.board
+            for m in self._pseudo_legal(player) if moves is None else moves:
+                if m.to_square in zone and not board[m.to_square] and m not in out:
+                    reason = self._chase_reason(player, m.from_square, m.to_square)
+                    if reason is not None:
+                        out[m] = reason
         return out
+
+    def _two_square_forbidden(self, last: tuple[tuple[Square, Square], ...], out: dict[Move, str]) -> None:
+        """Add the moves the two-square rule forbids after the run ``last`` (the player's latest moves)."""
+        limit = len(last)
+        times = "once" if limit == 1 else "twice" if limit == 2 else f"{limit} times"
+        here = last[-1][1]
+        table = self._t.moves[here]
+        if not self.ruleset.two_square_scout_clause:
+            a, b = last[0]
+            if all(f in (a, b) and to in (a, b) for f, to in last):
+                other = a if here == b else b
+                if table[other] is not None:
+                    out[table[other]] = (f"two-square rule: this piece has already moved between "
+                                         f"{square_name(a)} and {square_name(b)} {times} in a row")
+            return
+        # The Scout clause: the run's moves all pass between the same two neighbouring squares (they cross a
+        # common square boundary); a further move across that boundary is refused.
+        common = _crossed(*last[0])
+        for f, to in last[1:]:
+            common &= _crossed(f, to)
+            if not common:
+                return
+        lo, hi = min(common) // 2, max(common) // 2
+        step = 1 if min(common) % 2 == 0 else STRIDE
+        ends = (square_name(lo), square_name(hi + step))
+        where = f"between {ends[0]} and {ends[1]}" if lo == hi else f"back and forth within {ends[0]}-{ends[1]}"
+        reason = f"two-square rule: this piece has already moved {where} {times} in a row"
+        for ray in self._t.geo.rays[here]:
+            prev, crossed = here, False
+            for to in ray:
+                crossed = crossed or _edge(prev, to) in common
+                if crossed and table[to] is not None:
+                    out[table[to]] = reason
+                prev = to
+
+    def _chase_reason(self, player: int, f: Square, to: Square) -> str | None:
+        """Why the chasing rule forbids ``player``'s quiet move ``f``-``to`` now, if it does."""
+        ch = self._chase
+        chase = ch[player] if ch is not None else None
+        if chase is None or chase[0] != _EVADED or to not in chase[1] or self.board[to]:
+            return None
+        neighbours = self._t.geo.neighbours[to]
+        chased = next((s for s in neighbours if s in chase.evaders), None)
+        if chased is None:
+            return None  # not a chasing move: it threatens no piece that evaded in this chase
+        if self.ruleset.chase_rule == "square":
+            if to in chase.stood.get(f, ()):
+                return (f"chasing rule: the piece on {square_name(f)} is chasing the piece on {square_name(chased)} "
+                        f"and already stood on {square_name(to)} in this chase")
+            return None
+        if chase.last == (to, f):
+            return None  # straight back to the square it came from: allowed (the two-square rule still applies)
+        if frozenset(_moved(ch[2], f, to).items()) in chase.positions:
+            return (f"more-squares rule: moving to {square_name(to)} would repeat a position of the chase of "
+                    f"the piece on {square_name(chased)}")
+        return None
 
     def generate_legal_moves(self, player: int | None = None) -> list[Move]:
         """Every legal move of ``player`` (default: the side to move), as a fresh list."""
@@ -321,9 +355,9 @@ class Position:
         moves = self._pseudo_legal(p)
         limit = self.ruleset.two_square_limit
         ch = self._chase
-        if (limit is not None and len(self._rep[p]) >= limit) or (ch is not None and ch[0] == _EVADED
-                                                                   and ch[1] == p):
-            forbidden = self._forbidden(p)
+        if (limit is not None and len(self._rep[p]) >= limit) or (ch is not None and ch[p] is not None
+                                                                   and ch[p][0] == _EVADED):
+            forbidden = self._forbidden(p, moves)
             if forbidden:
                 moves = [m for m in moves if m not in forbidden]
         return moves
@@ -333,14 +367,17 @@ class Position:
         """The side to move's legal moves, generated lazily (iterate, ``len``, ``in``, ``bool``)."""
         return LegalMoves(self)
 
-    def _restricted(self, player: int, sq: Square) -> bool:
-        """Could a repetition rule forbid a move of ``player``'s piece on ``sq`` now?  (A cheap test.)"""
+    def _restricted(self, player: int, f: Square, to: Square) -> bool:
+        """Could a repetition rule forbid ``player``'s move ``f``-``to`` now?  (A cheap test.)"""
         limit = self.ruleset.two_square_limit
         chain = self._rep[player]
-        if limit is not None and len(chain) >= limit and chain[-1][1] == sq:
+        if limit is not None and len(chain) >= limit and chain[-1][1] == f:
             return True
         ch = self._chase
-        return ch is not None and ch[0] == _EVADED and ch[1] == player and ch[2] == sq
+        if ch is None:
+            return False
+        chase = ch[player]
+        return chase is not None and chase[0] == _EVADED and to in chase[1]
 
     def illegal_reason(self, move: Move) -> str | None:
         """Why ``move`` is illegal for the side to move, in words; ``None`` if it is legal."""
@@ -369,7 +406,7 @@ class Position:
                         ok = not any(board[s] for s in range(f + step, to, step))
                     else:
                         ok = False
-                    if ok and not self._restricted(self.turn, f):
+                    if ok and not self._restricted(self.turn, f, to):
                         return None
         return self._explain(move)
 
@@ -431,8 +468,15 @@ class Position:
             if d and not self.ruleset.scout_attacks_after_run:
                 return (f"the {what} on {square_name(f)} may not move more than one square and attack "
                         f"in the same turn")
-        if self._restricted(self.turn, f):
-            return self._forbidden(self.turn).get(move)
+        if self._restricted(self.turn, f, to):
+            limit = self.ruleset.two_square_limit
+            chain = self._rep[self.turn]
+            if limit is not None and len(chain) >= limit:
+                out: dict[Move, str] = {}
+                self._two_square_forbidden(chain[-limit:], out)
+                if move in out:
+                    return out[move]
+            return self._chase_reason(self.turn, f, to)
         return None
 
     def is_legal(self, move: Move) -> bool:
@@ -468,7 +512,7 @@ class Position:
     # -- repetition bookkeeping, shared by State and View ----------------------------------------------
 
     def _after_move(self, f: Square, to: Square, battle: bool) -> None:
-        """Update the two-square chain and the chase after the side to move played ``f``-``to``."""
+        """Update the two-square chain and both players' chases after the side to move played ``f``-``to``."""
         p = self.turn
         limit = self.ruleset.two_square_limit
         if limit is not None:
@@ -477,31 +521,96 @@ class Position:
                 self._rep[p] = (*chain[-limit:], (f, to))
             else:
                 self._rep[p] = ((f, to),)
-        if self.ruleset.chase_rule is None:
+        rule = self.ruleset.chase_rule
+        if rule is None:
             return
-        if battle:
-            self._chase = None
-            return
-        ch = self._chase
-        neighbours = self._t.geo.neighbours
-        if ch is not None:
-            phase, chaser, x, y, visited, positions, _ = ch
-            if phase == _EVADED and chaser == p and f == x and y in neighbours[to]:
-                self._chase = (_THREAT, p, to, y, (*visited, to), (*positions, (to, y)), f)
-                return
-            if phase == _THREAT and chaser != p and f in neighbours[x] and (y < 0 or f == y):
-                seen = (*positions, (x, to)) if positions else ((x, f), (x, to))
-                self._chase = (_EVADED, chaser, x, to, visited, seen, ch[6])
-                return
-        # No chase continues: does this move threaten an enemy piece, starting a new one?
         board = self.board
         bit = p << 5
-        for s in neighbours[to]:
-            d = board[s]
-            if d and d & OWNER != bit:
-                self._chase = (_THREAT, p, to, -1, (f, to), (), f)
-                return
-        self._chase = None
+        code = board[to]
+        threats: tuple[Square, ...] = ()
+        if code and code & OWNER == bit:  # the moved piece stands on `to`: whom does it threaten?
+            threats = tuple(s for s in self._t.geo.neighbours[to] if board[s] and board[s] & OWNER != bit)
+        ch = self._chase
+        if ch is None:
+            if threats:
+                chase = _Chase(_THREAT, frozenset(threats), frozenset(), _START, (f, to), {to: (to,)})
+                self._chase = (chase, None, {}) if p == RED else (None, chase, {})
+            return
+        # Positions since the last battle (a battle removes a piece: no earlier position can come back).
+        where = {} if battle else _moved(ch[2], f, to) if rule == "position" else ch[2]
+        key = frozenset(where.items())
+        other = ch[1 - p]  # the opponent's chase: did this move evade its threat?
+        if other is not None:
+            if other[0] == _THREAT and f in other[1]:
+                evaders = other.evaders - {f}
+                if code and code & OWNER == bit:  # the evading piece stands on `to` (it did not fall)
+                    evaders |= {to}
+                zone = frozenset(s for e in evaders for s in self._t.geo.neighbours[e])
+                other = other._replace(phase=_EVADED, squares=zone, evaders=evaders,
+                                       positions=_NO_POSITIONS if battle else other.positions)
+            else:
+                other = None
+        mine = ch[p]
+        if (mine is not None and mine[0] == _EVADED and threats
+                and not mine.evaders.isdisjoint(threats)):  # a chasing move: the chase goes on
+            stood = mine.stood
+            new_stood = {s: v for s, v in stood.items() if s != f}
+            new_stood[to] = (*stood.get(f, ()), to)
+            positions = _NO_POSITIONS if battle else mine.positions
+            mine = _Chase(_THREAT, frozenset(threats), mine.evaders - {to} if battle else mine.evaders,
+                          positions | {key}, (f, to), new_stood)
+        elif threats:  # a threat that starts a new chase
+            mine = _Chase(_THREAT, frozenset(threats), frozenset(), frozenset({key}), (f, to), {to: (to,)})
+        else:
+            mine = None
+        if mine is None and other is None:
+            self._chase = None
+        elif p == RED:
+            self._chase = (mine, other, where)
+        else:
+            self._chase = (other, mine, where)
+
+
+class _Chase(NamedTuple):
+    """One player's continuous chase: it keeps threatening pieces of the opponent that keep evading.
+
+    ``squares`` are the squares of the pieces the chaser's last move threatened (phase ``_THREAT``), or,
+    once one of them evaded (``_EVADED``), the squares next to the evaders, where a chasing move would end.
+    """
+
+    phase: int
+    squares: frozenset[Square]
+    evaders: frozenset[Square]  # where the pieces that evaded during this chase stand now
+    positions: frozenset[frozenset[tuple[Square, Square]]]  # positions after the chaser's moves (see `where`)
+    last: tuple[Square, Square]  # the chaser's latest move
+    stood: dict[Square, tuple[Square, ...]]  # a chasing piece's square -> the squares it stood on in this chase
+
+
+_NO_POSITIONS: frozenset[frozenset[tuple[Square, Square]]] = frozenset()
+_START = frozenset({frozenset()})  # the position the tracking starts from, before any piece moved
+
+
+def _moved(where: dict[Square, Square], f: Square, to: Square) -> dict[Square, Square]:
+    """``where`` after the piece on ``f`` moved to ``to`` (keys: squares the pieces stood on at the start)."""
+    new = dict(where)
+    origin = next((o for o, s in where.items() if s == f), f)
+    if origin == to:
+        del new[origin]
+    else:
+        new[origin] = to
+    return new
+
+
+def _edge(a: Square, b: Square) -> int:
+    """A number for the boundary between two neighbouring squares (even: across a row, odd: up a column)."""
+    return 2 * min(a, b) + (0 if abs(a - b) == 1 else 1)
+
+
+def _crossed(f: Square, to: Square) -> set[int]:
+    """The square boundaries a straight move from ``f`` to ``to`` crosses."""
+    step = 1 if f // STRIDE == to // STRIDE else STRIDE
+    lo, hi = min(f, to), max(f, to)
+    return {2 * s + (0 if step == 1 else 1) for s in range(lo, hi, step)}
 
 
 def _name(sq: Square) -> str:
@@ -714,7 +823,7 @@ class State(Position):
         self._after_move(f, to, bool(target))
         self.turn = 1 - p
         self.ply += 1
-        if battle is not None and self._result is None and not (
+        if battle is not None and self._result is None and self.ruleset.no_movable_piece_loses and not (
                 self._has_movable_piece(p) and self._has_movable_piece(1 - p)):
             self._result = self._stalemate()
         return battle
@@ -777,21 +886,23 @@ class State(Position):
 
         Flag captured; the quiet-move draw; the side to move has no legal move (it loses, unless the
         other side could not move either: then it is a draw).  A side left with no movable piece at all
-        loses at once, as on Gravon: it can never move again, whatever the other side plays.
+        loses at once, as on Gravon (it can never move again, whatever the other side plays), also in a
+        position set up that way; ``ruleset.no_movable_piece_loses=False`` switches that off.
         """
         if self._result is not None:
             return self._result
         limit = self.ruleset.draw_limit
         if limit is not None and self.quiet >= limit:
             return Outcome(Termination.QUIET_MOVE_LIMIT, None)
-        if self.generate_legal_moves(self.turn):
+        if self.generate_legal_moves(self.turn) and (not self.ruleset.no_movable_piece_loses
+                                                      or self._has_movable_piece(1 - self.turn)):
             return None
         return self._stalemate()
 
     def _stalemate(self) -> Outcome | None:
         """The end when a side cannot move: it loses, or it is a draw if neither side can move."""
         mover_can = bool(self.generate_legal_moves(self.turn))
-        if mover_can and self._has_movable_piece(1 - self.turn):
+        if mover_can and (not self.ruleset.no_movable_piece_loses or self._has_movable_piece(1 - self.turn)):
             return None
         if not mover_can and not self.generate_legal_moves(1 - self.turn):
             return Outcome(Termination.NEITHER_CAN_MOVE, None)
