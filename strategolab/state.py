@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import operator
 import random
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -21,6 +22,7 @@ from strategolab.rules import (
     PLAYER_NAMES,
     RED,
     RUN,
+    TWO_SQUARES,
     BattleResult,
     PieceType,
     Ruleset,
@@ -122,6 +124,16 @@ class Termination(enum.Enum):
     ABANDONED = "abandoned"
 
 
+class Rescue(NamedTuple):
+    """A captured piece brought back onto ``square`` by a move onto the enemy's back row (Ultimate Lightning)."""
+
+    square: Square
+    type: PieceType
+
+    def __str__(self) -> str:
+        return f"{self.type.name} on {square_name(self.square)}"
+
+
 class Outcome(NamedTuple):
     """The end of a game: ``winner`` is ``RED``, ``BLUE`` or ``None`` for a draw."""
 
@@ -139,7 +151,7 @@ class Outcome(NamedTuple):
 class _Tables:
     """Per-rule-set lookup tables indexed by a piece code's kind bits, built once."""
 
-    __slots__ = ("battle", "geo", "index", "is_flag", "kinds", "mobility", "moves", "ruleset")
+    __slots__ = ("battle", "geo", "index", "is_flag", "kinds", "mobility", "moves", "ruleset", "two_squares")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
@@ -149,17 +161,50 @@ class _Tables:
         self.mobility = tuple(IMMOBILE if k is None else k.mobility for k in self.kinds)
         self.is_flag = tuple(bool(k and k.is_flag) for k in self.kinds)
         self.battle = tuple(
-            tuple(0 if a is None or d is None else int(resolve_battle(a, d)) for d in self.kinds)
+            tuple(0 if a is None or d is None else int(resolve_battle(a, d, ruleset)) for d in self.kinds)
             for a in self.kinds
         )
-        # Interned Move objects for every straight line on the board: generation never builds a Move.
+        # Interned Move objects for every straight line on the board (and, where a piece moves two squares
+        # round a corner, every diagonal neighbour): generation never builds a Move.
+        self.two_squares = TWO_SQUARES in self.mobility
         size = self.geo.size
         rows: list[list[Move | None]] = [[None] * size for _ in range(size)]
         for f in self.geo.land:
             for ray in self.geo.rays[f]:
                 for t in ray:
                     rows[f][t] = Move(f, t)
+            if self.two_squares:
+                for t in _corners(self.geo, f):
+                    rows[f][t] = Move(f, t)
         self.moves = rows
+
+
+def _corners(geo: Geometry, f: Square) -> list[Square]:
+    """The diagonal neighbours of ``f`` that a two-square move can reach round a corner (over land)."""
+    out = []
+    for a in geo.neighbours[f]:
+        for t in geo.neighbours[a]:
+            if t != f and abs(t - f) not in (2, 2 * STRIDE) and t not in out:
+                out.append(t)
+    return out
+
+
+def _two_square_targets(pos: Position, f: Square, bit: int) -> list[Square]:
+    """Where a two-square piece on ``f`` may go: a neighbour, or a square next to an empty neighbour
+    (straight on or round the corner), empty or holding an enemy piece."""
+    board = pos.board
+    neighbours = pos._t.geo.neighbours
+    out = []
+    for a in neighbours[f]:
+        d = board[a]
+        if not d or d & OWNER != bit:
+            out.append(a)
+        if not d:
+            for t in neighbours[a]:
+                e = board[t]
+                if t != f and t not in out and (not e or e & OWNER != bit):
+                    out.append(t)
+    return out
 
 
 _TABLES: dict[Ruleset, _Tables] = {}
@@ -252,7 +297,9 @@ class Position:
             if not mob:
                 continue
             row = table[sq]
-            if mob != RUN:
+            if mob == TWO_SQUARES:
+                out += [row[to] for to in _two_square_targets(self, sq, bit)]
+            elif mob != RUN:
                 for to in neighbours[sq]:
                     d = board[to]
                     if not d or d & OWNER != bit:
@@ -450,6 +497,15 @@ class Position:
             return f"{square_name(to)} is a lake: no piece may enter it"
         if f == to:
             return "a move must go to another square"
+        if mob == TWO_SQUARES and to not in geo.neighbours[f]:
+            if board[to] and board[to] & OWNER == bit:
+                return f"{square_name(to)} holds your own piece"
+            if to not in _two_square_targets(self, f, bit):
+                return (f"the {what} on {square_name(f)} moves at most two squares, through an empty square "
+                        f"(straight on or round one corner), and {square_name(to)} is not such a square")
+            if self._restricted(self.turn, f, to):
+                return self._repetition_reason(move)
+            return None
         if t.moves[f][to] is None:
             if f // STRIDE != to // STRIDE and f % STRIDE != to % STRIDE:
                 return f"{square_name(f)}-{square_name(to)} is not a straight line: pieces never move diagonally"
@@ -469,15 +525,19 @@ class Position:
                 return (f"the {what} on {square_name(f)} may not move more than one square and attack "
                         f"in the same turn")
         if self._restricted(self.turn, f, to):
-            limit = self.ruleset.two_square_limit
-            chain = self._rep[self.turn]
-            if limit is not None and len(chain) >= limit:
-                out: dict[Move, str] = {}
-                self._two_square_forbidden(chain[-limit:], out)
-                if move in out:
-                    return out[move]
-            return self._chase_reason(self.turn, f, to)
+            return self._repetition_reason(move)
         return None
+
+    def _repetition_reason(self, move: Move) -> str | None:
+        """Why the two-square or the chasing rule forbids ``move`` of the side to move, if one does."""
+        limit = self.ruleset.two_square_limit
+        chain = self._rep[self.turn]
+        if limit is not None and len(chain) >= limit:
+            out: dict[Move, str] = {}
+            self._two_square_forbidden(chain[-limit:], out)
+            if move in out:
+                return out[move]
+        return self._chase_reason(self.turn, move.from_square, move.to_square)
 
     def is_legal(self, move: Move) -> bool:
         return self.illegal_reason(move) is None
@@ -607,7 +667,9 @@ def _edge(a: Square, b: Square) -> int:
 
 
 def _crossed(f: Square, to: Square) -> set[int]:
-    """The square boundaries a straight move from ``f`` to ``to`` crosses."""
+    """The square boundaries a straight move from ``f`` to ``to`` crosses (none for a move round a corner)."""
+    if f // STRIDE != to // STRIDE and f % STRIDE != to % STRIDE:
+        return set()
     step = 1 if f // STRIDE == to // STRIDE else STRIDE
     lo, hi = min(f, to), max(f, to)
     return {2 * s + (0 if step == 1 else 1) for s in range(lo, hi, step)}
@@ -674,12 +736,13 @@ class State(Position):
     :meth:`from_position`.  ``push``/``pop`` play and undo moves exactly, battles and counters included.
     """
 
-    __slots__ = ("_stack", "move_stack")
+    __slots__ = ("_rescues", "_stack", "move_stack")
 
     def __init__(self, ruleset: str | Ruleset | None = None) -> None:
         super().__init__(get_ruleset(ruleset))
         self.move_stack: list[Move] = []
         self._stack: list[tuple] = []
+        self._rescues: dict[int, Rescue] = {}  # index in move_stack -> the rescue made with that move
 
     # -- construction -------------------------------------------------------------------------------
 
@@ -781,6 +844,7 @@ class State(Position):
         c.move_stack = self.move_stack[:]
         c._stack = self._stack[:]
         c._result = self._result
+        c._rescues = dict(self._rescues)
         return c
 
     # -- playing ------------------------------------------------------------------------------------
@@ -799,8 +863,9 @@ class State(Position):
         self.move_stack.append(move)
         code = mover | MOVED
         diff = to - f
-        if diff != 1 and diff != -1 and diff != STRIDE and diff != -STRIDE:
-            code |= REVEALED  # a run of more than one square shows it is a Scout
+        if diff != 1 and diff != -1 and diff != STRIDE and diff != -STRIDE and not (
+                self._t.two_squares and diff in (2, -2, 2 * STRIDE, -2 * STRIDE)):
+            code |= REVEALED  # only a Scout runs (and, where Captains move two squares, only they turn)
         board[f] = 0
         battle = None
         if not target:
@@ -841,6 +906,9 @@ class State(Position):
         if not self.move_stack:
             raise IndexError("no move to undo: no move has been played in this state")
         move = self.move_stack.pop()
+        rescue = self._rescues.pop(len(self.move_stack), None)
+        if rescue is not None:
+            self.board[rescue.square] = 0
         mover, target, self.quiet, rep, self._chase, self._result = self._stack.pop()
         self.turn = p = 1 - self.turn
         self.ply -= 1
@@ -848,6 +916,89 @@ class State(Position):
         self.board[move.from_square] = mover
         self.board[move.to_square] = target
         return move
+
+    # -- rescues (Ultimate Lightning) -----------------------------------------------------------------
+
+    def rescue_reason(self, rescue: Rescue) -> str | None:
+        """Why the player who just moved may not make ``rescue`` with that move, in words; ``None`` if they may.
+
+        A piece other than a Scout that has just reached the enemy's back row may bring back one of its
+        side's captured pieces onto an empty square of its own half, ``ruleset.rescues`` times a game,
+        and one piece only once.
+        """
+        rs = self.ruleset
+        if not rs.rescues:
+            return f"{rs.name} has no rescues"
+        if not isinstance(rescue, Rescue):
+            raise TypeError(f"a rescue is a Rescue(square, piece type), not {rescue!r}")
+        if not self.move_stack:
+            return "a rescue comes with a move onto the enemy's back row, and no move has been played"
+        index = len(self.move_stack) - 1
+        if index in self._rescues:
+            return "this move has already made a rescue"
+        if self._result is not None:
+            return f"the game is over: {self._result}"
+        p = 1 - self.turn
+        f, to = self.move_stack[index]
+        code = self.board[to]
+        kind = self._t.kinds[code & KIND] if code and (code & OWNER) >> 5 == p else None
+        back = self._t.geo.height - 1 if rs.sits_at_bottom(p) else 0
+        if kind is None or to // STRIDE != back:
+            return (f"a rescue needs a piece that has just reached the enemy's back row (row {back + 1}); "
+                    f"{PLAYER_NAMES[p]}'s move {_name(f)}-{_name(to)} did not end there with its piece")
+        if kind.mobility == RUN:
+            return f"a {kind.name} may not make a rescue"
+        made = [(i, r) for i, r in sorted(self._rescues.items()) if i % 2 == index % 2]
+        if len(made) >= rs.rescues:
+            return f"{PLAYER_NAMES[p]} has made all {rs.rescues} rescues of the game"
+        if any(self._rescuer_now(i) == f for i, _ in made):
+            return f"the piece on {square_name(to)} has already made a rescue: one piece rescues only once"
+        lost = Counter(t.name for t in self.captured(p)) - Counter(r.type.name for _, r in made)
+        if not lost[rescue.type.name]:
+            have = ", ".join(sorted(lost.elements())) or "none"
+            return f"{PLAYER_NAMES[p]} has no captured {rescue.type.name} to rescue (captured: {have})"
+        sq = rescue.square
+        geo = self._t.geo
+        half = range(0, geo.height // 2) if rs.sits_at_bottom(p) else range(geo.height - geo.height // 2, geo.height)
+        if not geo.contains(sq) or sq // STRIDE not in half:
+            return (f"a rescued piece goes onto {PLAYER_NAMES[p]}'s half of the board (rows {half.start + 1}-"
+                    f"{half.stop}), not {_name(sq)}")
+        if self.board[sq]:
+            return f"{square_name(sq)} is not empty"
+        return None
+
+    def _rescuer_now(self, index: int) -> Square | None:
+        """Where the piece that made the rescue with move ``index`` stood before the last move (None: fallen)."""
+        sq = self.move_stack[index].to_square
+        for i in range(index + 1, len(self.move_stack) - 1):
+            f, to = self.move_stack[i]
+            battle = self.battle_at(i)
+            if i % 2 == index % 2 and f == sq:  # the rescuer moved on
+                if battle is not None and battle.result != BattleResult.ATTACKER_WINS:
+                    return None
+                sq = to
+            elif i % 2 != index % 2 and to == sq and battle is not None and battle.result != BattleResult.DEFENDER_WINS:
+                return None  # attacked and taken
+        return sq
+
+    def add_rescue(self, rescue: Rescue) -> None:
+        """Make ``rescue`` with the move just played (checked; :class:`IllegalMoveError` says why not).
+
+        :meth:`pop` takes the rescued piece off again with the move.
+        """
+        reason = self.rescue_reason(rescue)
+        if reason is not None:
+            raise IllegalMoveError(self.move_stack[-1] if self.move_stack else Move(0, 0), reason)
+        p = 1 - self.turn
+        self.board[rescue.square] = PIECE | self._t.index[rescue.type.name] | (p << 5)
+        self._rescues[len(self.move_stack) - 1] = rescue
+        if self._chase is not None:  # a piece came back: no position of the chases so far can recur
+            self._chase = (*(c._replace(positions=_NO_POSITIONS) if c is not None else None for c in self._chase[:2]),
+                           {})
+
+    def rescue_at(self, index: int) -> Rescue | None:
+        """The rescue made with move number ``index`` of ``move_stack``, if any."""
+        return self._rescues.get(index)
 
     def peek(self) -> Move:
         """The last move played."""
@@ -999,7 +1150,8 @@ class State(Position):
         return (self.ruleset == other.ruleset and self.board == other.board and self.turn == other.turn
                 and self.ply == other.ply and self.quiet == other.quiet and self._rep == other._rep
                 and self._chase == other._chase and self.move_stack == other.move_stack
-                and self._stack == other._stack and self._result == other._result)
+                and self._stack == other._stack and self._result == other._result
+                and self._rescues == other._rescues)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -1060,5 +1212,5 @@ def _diagram(pos: Position) -> str:
 
 __all__ = (
     "KIND", "MOVED", "OWNER", "REVEALED", "Battle", "LegalMoves", "Move", "Outcome", "Piece", "Position",
-    "State", "Termination",
+    "Rescue", "State", "Termination",
 )
