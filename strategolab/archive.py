@@ -619,8 +619,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m strategolab.archive", description=main.__doc__)
     parser.add_argument("command", choices=("verify", "study"),
-                        help="verify: replay every classic/barrage game and report those that do not fit; "
-                             "study: count the games each candidate repetition rule would break")
+                        help="verify: replay every classic, barrage and Ultimate Lightning game and report those "
+                             "that do not fit; study: count the classic and barrage games each candidate repetition "
+                             "rule would break")
     parser.add_argument("paths", nargs="+", help="Gravon XML files, monthly zips or folders of them")
     parser.add_argument("--ruleset", help="verify under this rule set instead of the Gravon one "
                                           "(classic, isf, original-1961, or gravon)")
