@@ -99,3 +99,18 @@ def test_rescues_go_through_the_notation_and_back() -> None:
         read_game(text.replace("+X@C3", "+X@E7"))
     with pytest.raises(Exception, match=r"rescue \+Q@C3"):
         read_game(text.replace("+X@C3", "+Q@C3"))
+
+
+def test_the_replay_controller_steps_through_rescues() -> None:
+    from strategolab.controllers import ReplayController
+
+    state = rescue_start()
+    play(state, "E9-E10")
+    state.add_rescue(Rescue(parse_square("C3"), UL.piece_type("Marshal")))
+    play(state, "J7-J6", "C3-C4")
+    game = Game.from_state(state)
+    replay = ReplayController(game)
+    replay.goto(replay.length)
+    assert replay._state == game.end().state() and replay._state.piece_at(parse_square("C4")) is not None
+    replay.goto(0)
+    assert replay._state.piece_at(parse_square("C3")) is None
