@@ -151,7 +151,7 @@ class Outcome(NamedTuple):
 class _Tables:
     """Per-rule-set lookup tables indexed by a piece code's kind bits, built once."""
 
-    __slots__ = ("battle", "geo", "index", "is_flag", "kinds", "mobility", "moves", "ruleset", "two_squares")
+    __slots__ = ("battle", "geo", "index", "is_flag", "kinds", "mobility", "moves", "near", "ruleset", "two_squares")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
@@ -167,6 +167,7 @@ class _Tables:
         # Interned Move objects for every straight line on the board (and, where a piece moves two squares
         # round a corner, every diagonal neighbour): generation never builds a Move.
         self.two_squares = TWO_SQUARES in self.mobility
+        self.near = tuple(frozenset(n) for n in self.geo.neighbours)  # per square: its neighbours, as a set
         size = self.geo.size
         rows: list[list[Move | None]] = [[None] * size for _ in range(size)]
         for f in self.geo.land:
@@ -235,9 +236,10 @@ class Position:
         self.quiet = 0
         # Per player: that player's latest moves, all by one piece, each starting where the last ended.
         self._rep: list[tuple[tuple[Square, Square], ...]] = [(), ()]
-        # None (no chase), or (Red's chase, Blue's chase, where): each player's continuous chase as a _Chase or
-        # None, and `where` {square a piece stood on when the tracked positions began: the square it stands on
-        # now} for the pieces that moved since (a position is told apart by where each piece stands).
+        # None (no chase), or (Red's chase, Blue's chase, where): each player's continuous chase (a tuple, see
+        # the comment before _NO_STOOD) or None, and `where` {square a piece stands on now: the square it stood
+        # on when the tracked positions began} for the pieces that stand elsewhere (a position is told apart by
+        # where each piece stands).
         self._chase: tuple | None = None
         # Set by a move that decides the game for certain (a Flag taken, a side left with no movable piece).
         self._result: Outcome | None = None
@@ -379,17 +381,17 @@ class Position:
         if chase is None or chase[0] != _EVADED or to not in chase[1] or self.board[to]:
             return None
         neighbours = self._t.geo.neighbours[to]
-        chased = next((s for s in neighbours if s in chase.evaders), None)
+        chased = next((s for s in neighbours if s in chase[2]), None)
         if chased is None:
             return None  # not a chasing move: it threatens no piece that evaded in this chase
         if self.ruleset.chase_rule == "square":
-            if to in chase.stood.get(f, ()):
+            if to in chase[5].get(f, ()):
                 return (f"chasing rule: the piece on {square_name(f)} is chasing the piece on {square_name(chased)} "
                         f"and already stood on {square_name(to)} in this chase")
             return None
-        if chase.last == (to, f):
+        if chase[4] == (to, f):
             return None  # straight back to the square it came from: allowed (the two-square rule still applies)
-        if frozenset(_moved(ch[2], f, to).items()) in chase.positions:
+        if _seen(chase[3], frozenset(_moved(ch[2], f, to).items())):
             return (f"more-squares rule: moving to {square_name(to)} would repeat a position of the chase of "
                     f"the piece on {square_name(chased)}")
         return None
@@ -453,8 +455,8 @@ class Position:
                         ok = not any(board[s] for s in range(f + step, to, step))
                     else:
                         ok = False
-                    if ok and not self._restricted(self.turn, f, to):
-                        return None
+                    if ok:  # the pieces allow it: only a repetition rule could refuse it
+                        return self._repetition_reason(move) if self._restricted(self.turn, f, to) else None
         return self._explain(move)
 
     def _over(self) -> str | None:
@@ -587,78 +589,87 @@ class Position:
         board = self.board
         bit = p << 5
         code = board[to]
-        threats: tuple[Square, ...] = ()
-        if code and code & OWNER == bit:  # the moved piece stands on `to`: whom does it threaten?
-            threats = tuple(s for s in self._t.geo.neighbours[to] if board[s] and board[s] & OWNER != bit)
+        stands = code and code & OWNER == bit  # the moved piece stands on `to` (it did not fall)
+        threats: list[Square] | None = None  # the enemy pieces it threatens there
+        if stands:
+            for s in self._t.geo.neighbours[to]:
+                d = board[s]
+                if d and d & OWNER != bit:
+                    if threats is None:
+                        threats = [s]
+                    else:
+                        threats.append(s)
         ch = self._chase
         if ch is None:
             if threats:
-                chase = _Chase(_THREAT, frozenset(threats), frozenset(), _START, (f, to), {to: (to,)})
+                chase = (_THREAT, threats, _NO_SQUARES, _START, (f, to), {to: (to,)} if rule == "square" else _NO_STOOD)
                 self._chase = (chase, None, {}) if p == RED else (None, chase, {})
             return
-        # Positions since the last battle (a battle removes a piece: no earlier position can come back).
-        where = {} if battle else _moved(ch[2], f, to) if rule == "position" else ch[2]
-        key = frozenset(where.items())
         other = ch[1 - p]  # the opponent's chase: did this move evade its threat?
         if other is not None:
             if other[0] == _THREAT and f in other[1]:
-                evaders = other.evaders - {f}
-                if code and code & OWNER == bit:  # the evading piece stands on `to` (it did not fall)
-                    evaders |= {to}
-                zone = frozenset(s for e in evaders for s in self._t.geo.neighbours[e])
-                other = other._replace(phase=_EVADED, squares=zone, evaders=evaders,
-                                       positions=_NO_POSITIONS if battle else other.positions)
+                evaders = other[2] - {f} | {to} if stands else other[2] - {f}
+                near = self._t.near
+                zone = near[next(iter(evaders))] if len(evaders) == 1 else frozenset().union(*map(near.__getitem__,
+                                                                                                   evaders))
+                other = (_EVADED, zone, evaders, _NO_POSITIONS if battle else other[3], other[4], other[5])
             else:
                 other = None
         mine = ch[p]
-        if (mine is not None and mine[0] == _EVADED and threats
-                and not mine.evaders.isdisjoint(threats)):  # a chasing move: the chase goes on
-            stood = mine.stood
-            new_stood = {s: v for s, v in stood.items() if s != f}
-            new_stood[to] = (*stood.get(f, ()), to)
-            positions = _NO_POSITIONS if battle else mine.positions
-            mine = _Chase(_THREAT, frozenset(threats), mine.evaders - {to} if battle else mine.evaders,
-                          positions | {key}, (f, to), new_stood)
-        elif threats:  # a threat that starts a new chase
-            mine = _Chase(_THREAT, frozenset(threats), frozenset(), frozenset({key}), (f, to), {to: (to,)})
+        if mine is not None and threats and mine[0] == _EVADED and not mine[2].isdisjoint(threats):
+            # A chasing move: the chase goes on.  Positions count since the last battle (a battle removes
+            # a piece, so no earlier position can come back).
+            where = {} if battle or rule != "position" else _moved(ch[2], f, to)
+            stood = mine[5]
+            if rule == "square":
+                stood = {s: v for s, v in stood.items() if s != f}
+                stood[to] = (*mine[5].get(f, ()), to)
+            mine = (_THREAT, threats, mine[2] - {to} if battle else mine[2],
+                          (frozenset(where.items()), _NO_POSITIONS if battle else mine[3]), (f, to), stood)
+        elif other is None:  # nothing else goes on: a threat starts a chase from this position, or none
+            if threats:
+                chase = (_THREAT, threats, _NO_SQUARES, _START, (f, to), {to: (to,)} if rule == "square" else _NO_STOOD)
+                self._chase = (chase, None, {}) if p == RED else (None, chase, {})
+            else:
+                self._chase = None
+            return
         else:
-            mine = None
-        if mine is None and other is None:
-            self._chase = None
-        elif p == RED:
-            self._chase = (mine, other, where)
-        else:
-            self._chase = (other, mine, where)
+            where = {} if battle or rule != "position" else _moved(ch[2], f, to)
+            mine = ((_THREAT, threats, _NO_SQUARES, (frozenset(where.items()), None), (f, to),
+                           {to: (to,)} if rule == "square" else _NO_STOOD) if threats else None)
+        self._chase = (mine, other, where) if p == RED else (other, mine, where)
 
 
-class _Chase(NamedTuple):
-    """One player's continuous chase: it keeps threatening pieces of the opponent that keep evading.
-
-    ``squares`` are the squares of the pieces the chaser's last move threatened (phase ``_THREAT``), or,
-    once one of them evaded (``_EVADED``), the squares next to the evaders, where a chasing move would end.
-    """
-
-    phase: int
-    squares: frozenset[Square]
-    evaders: frozenset[Square]  # where the pieces that evaded during this chase stand now
-    positions: frozenset[frozenset[tuple[Square, Square]]]  # positions after the chaser's moves (see `where`)
-    last: tuple[Square, Square]  # the chaser's latest move
-    stood: dict[Square, tuple[Square, ...]]  # a chasing piece's square -> the squares it stood on in this chase
-
-
-_NO_POSITIONS: frozenset[frozenset[tuple[Square, Square]]] = frozenset()
-_START = frozenset({frozenset()})  # the position the tracking starts from, before any piece moved
+# A chase: one player's continuous chase (it keeps threatening pieces of the opponent that keep evading), a plain tuple
+# for speed: (phase, squares, evaders, positions, last, stood).  ``squares``: the squares of the pieces the
+# chaser's last move threatened (phase _THREAT), or, once one of them evaded (_EVADED), the squares next to
+# the evaders, where a chasing move would end; ``evaders``: where the pieces that evaded during the chase
+# stand now; ``positions``: the positions after the chaser's moves (keys of `where`), a chain of (key,
+# earlier ones) pairs; ``last``: the chaser's latest move (from, to); ``stood`` (square rule only): a
+# chasing piece's square -> the squares it stood on in this chase.
+_NO_STOOD: dict[Square, tuple[Square, ...]] = {}  # never changed: the shared "nothing" of the more-squares rule
+_NO_POSITIONS: tuple | None = None
+_NO_SQUARES: frozenset[Square] = frozenset()
+_START = (frozenset(), None)  # the position the tracking starts from, before any piece moved
 
 
 def _moved(where: dict[Square, Square], f: Square, to: Square) -> dict[Square, Square]:
-    """``where`` after the piece on ``f`` moved to ``to`` (keys: squares the pieces stood on at the start)."""
+    """``where`` after the piece on ``f`` moved to ``to`` (square a piece stands on -> the square it stood on
+    when the tracking began, for the pieces that stand elsewhere)."""
     new = dict(where)
-    origin = next((o for o, s in where.items() if s == f), f)
-    if origin == to:
-        del new[origin]
-    else:
-        new[origin] = to
+    origin = new.pop(f, f)
+    if origin != to:
+        new[to] = origin
     return new
+
+
+def _seen(positions: tuple | None, key: frozenset) -> bool:
+    """Is ``key`` among the positions of a chase (kept as a chain of (key, earlier) pairs)?"""
+    while positions is not None:
+        if positions[0] == key:
+            return True
+        positions = positions[1]
+    return False
 
 
 def _edge(a: Square, b: Square) -> int:
@@ -993,7 +1004,7 @@ class State(Position):
         self.board[rescue.square] = PIECE | self._t.index[rescue.type.name] | (p << 5)
         self._rescues[len(self.move_stack) - 1] = rescue
         if self._chase is not None:  # a piece came back: no position of the chases so far can recur
-            self._chase = (*(c._replace(positions=_NO_POSITIONS) if c is not None else None for c in self._chase[:2]),
+            self._chase = (*((*c[:3], _NO_POSITIONS, *c[4:]) if c is not None else None for c in self._chase[:2]),
                            {})
 
     def rescue_at(self, index: int) -> Rescue | None:

@@ -48,7 +48,7 @@ def test_a_chase_of_two_pieces() -> None:
     """"One or more pieces": the chaser threatens two pieces at once; whichever evades is chased on."""
     state = make("E1:rX D2:b4 F2:b5 A10:rF J10:bF", ISF)
     play(state, "E1-E2", "F2-F1")  # E2 threatens D2 and F2; F2 evades to F1
-    assert state._chase[RED].evaders == {parse_square("F1")}
+    assert state._chase[RED][2] == {parse_square("F1")}  # the evaders
     play(state, "E2-E1")  # a chasing move (next to F1)
     play(state, "D2-D3")  # D2 was threatened by E1? no: moving it is no evasion, and Red's chase ends
     assert state._chase is None or state._chase[RED] is None
@@ -59,8 +59,8 @@ def test_another_chasing_piece_keeps_the_chase() -> None:
     state = make("C2:rX E5:r9 D3:b4 A10:rF J10:bF", ISF)
     play(state, "C2-C3", "D3-D4", "E5-E4")  # the Marshal threatens D3; it evades to D4; the General chases
     chase = state._chase[RED]
-    assert chase is not None and chase.evaders == {parse_square("D4")} and chase.last == (parse_square("E5"),
-                                                                                          parse_square("E4"))
+    assert chase is not None and chase[2] == {parse_square("D4")}  # the evader
+    assert chase[4] == (parse_square("E5"), parse_square("E4"))  # the chaser's last move
 
 
 # -- R3: the classic square rule counts squares stood on during the chase ----------------------------------
