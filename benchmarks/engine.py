@@ -25,7 +25,7 @@ DEFAULT_ARCHIVE = ROOT.parent / "shared" / "data" / "gravon"
 
 
 def replay_pass(files: list[str], check: bool, processes: int) -> tuple[float, int, int]:
-    """Seconds, moves and games for one replay of every classic/barrage game (XML parsing included)."""
+    """Seconds, moves and games for one replay of every game verify replays (XML parsing included)."""
     start = time.perf_counter()
     report = verify(files, check=check, processes=processes)
     return time.perf_counter() - start, report.moves, report.games

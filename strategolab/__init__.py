@@ -32,7 +32,7 @@ from strategolab.rules import (
     resolve_battle,
 )
 from strategolab.setups import Setup
-from strategolab.state import Battle, LegalMoves, Move, Outcome, Piece, State, Termination
+from strategolab.state import Battle, LegalMoves, Move, Outcome, Piece, Rescue, State, Termination
 from strategolab.views import View
 
 __version__ = "0.1.0"
@@ -64,6 +64,7 @@ __all__ = [
     "Piece",
     "PieceType",
     "RecordError",
+    "Rescue",
     "Ruleset",
     "Setup",
     "SetupError",

@@ -34,26 +34,30 @@ from strategolab.rules import (
     GRAVON_CLASSIC,
     GRAVON_CLASSICFREE,
     GRAVON_DUELL,
+    GRAVON_ULTIMATE_LIGHTNING,
     PLAYER_NAMES,
     RED,
     Ruleset,
     get_ruleset,
 )
 from strategolab.setups import Setup
-from strategolab.state import Battle, Move, Outcome, Piece, State, Termination, _line_between
+from strategolab.state import Battle, Move, Outcome, Piece, Rescue, State, Termination, _crossed
 
 GRAVON_RULESETS: dict[str, Ruleset] = {"classic": GRAVON_CLASSIC, "barrage": GRAVON_BARRAGE}
 
 REPLAYABLE = frozenset(GRAVON_RULESETS)
+# What verify replays: the classic and barrage games the repetition study covers, and Ultimate Lightning
+# (its own rules, also established from the archive: docs/gravon.md).
+VERIFIED: dict[str, Ruleset] = {**GRAVON_RULESETS, "ultimate lightning": GRAVON_ULTIMATE_LIGHTNING}
 
 
 def ruleset_for(game_type: str) -> Ruleset:
-    """The rule set that fits Gravon games of this type (``classic`` or ``barrage``)."""
+    """The rule set that fits Gravon games of this type (``classic``, ``barrage``, ``ultimate lightning``)."""
     try:
-        return GRAVON_RULESETS[game_type]
+        return VERIFIED[game_type]
     except KeyError:
         raise ValueError(f"no rule set for Gravon game type {game_type!r}; replayable: "
-                         f"{', '.join(sorted(GRAVON_RULESETS))}") from None
+                         f"{', '.join(sorted(VERIFIED))}") from None
 
 
 def initial_state(game: GravonGame, ruleset: Ruleset | None = None) -> State:
@@ -103,33 +107,52 @@ def replay(game: GravonGame, ruleset: Ruleset | None = None, *, check: bool = Tr
     table = state._t.moves
     push = state.push
     if not check:
-        for f, t in game.moves:
+        rescues = rescues_of(game, state.ruleset)
+        for i, (f, t) in enumerate(game.moves):
             push(table[f][t] or Move(f, t))
+            if i in rescues:
+                state.add_rescue(rescues[i])
         return Replay(game, state)
     try:
-        for _ in play_checked(state, game.moves):
+        for _ in play_checked(state, game.moves, rescues_of(game, state.ruleset)):
             pass
     except IllegalMoveError as e:
         return Replay(game, state, illegal=(len(state.move_stack) + 1, e.move, e.reason))
     return Replay(game, state, result_problem=result_problem(game, state))
 
 
-def play_checked(state: State, moves: Iterable[tuple[int, int]]) -> Iterator[tuple[Move, Battle | None]]:
-    """Play moves given as square pairs on ``state``, each checked first; yield each with its battle.
+def play_checked(state: State, moves: Iterable[tuple[int, int]],
+                 rescues: dict[int, Rescue] | None = None) -> Iterator[tuple[Move, Battle | None]]:
+    """Play moves given as square pairs on ``state``, each checked first (with the rescue it makes, by
+    move index); yield each with its battle (``state.rescue_at`` has its rescue).
 
-    Raises :class:`IllegalMoveError` (with the engine's reason) at the first move the rules refuse, with
-    ``state`` left before it.
+    Raises :class:`IllegalMoveError` (with the engine's reason) at the first move or rescue the rules
+    refuse, with ``state`` left before that move.
     """
     table = state._t.moves
     reason_of = state.illegal_reason
     push = state.push
-    for f, t in moves:
+    for i, (f, t) in enumerate(moves):
         move = table[f][t] if 0 <= f < len(table) and 0 <= t < len(table) else None
         move = move or Move(f, t)
         reason = reason_of(move)
         if reason is not None:
             raise IllegalMoveError(move, reason)
-        yield move, push(move)
+        battle = push(move)
+        if rescues and i in rescues:
+            why = state.rescue_reason(rescues[i])
+            if why is not None:
+                state.pop()
+                raise IllegalMoveError(move, f"the rescue of a {rescues[i].type.name} on "
+                                             f"{square_name(rescues[i].square)}: {why}")
+            state.add_rescue(rescues[i])
+        yield move, battle
+
+
+def rescues_of(game: GravonGame, ruleset: Ruleset) -> dict[int, Rescue]:
+    """The game's Ultimate Lightning rescues as the engine's values, by the index of the move that made them."""
+    by_name = {p.name: p for p in ruleset.piece_types}
+    return {i: Rescue(sq, by_name[name]) for i, sq, name in game.rescues if name in by_name}
 
 
 def result_problem(game: GravonGame, state: State) -> str | None:
@@ -204,14 +227,14 @@ class Report:
 def _verify_one(path: str, ruleset_name: str | None, check: bool) -> Report:
     report = Report()
     for game in read_gravon(path):
-        if game.game_type not in REPLAYABLE:
+        if game.game_type not in VERIFIED:
             report.skipped[f"game type {game.game_type}"] += 1
             continue
         if not game.has_setup:
             report.skipped["no setup in the file"] += 1
             continue
-        rs = None
-        if ruleset_name is not None:
+        rs = VERIFIED[game.game_type]
+        if ruleset_name is not None and game.game_type in REPLAYABLE:
             base = _named_ruleset(ruleset_name)
             rs = base if game.game_type == "classic" else base.replace(name=f"{base.name}-barrage",
                                                                       army=BARRAGE.army)
@@ -250,8 +273,8 @@ def archive_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
 
 def verify(paths: Iterable[str | os.PathLike[str]], *, ruleset: str | None = None, check: bool = True,
            processes: int | None = None) -> Report:
-    """Replay every classic and barrage game under the Gravon rules (or ``ruleset`` for classic games,
-    with the barrage army for barrage games) and report each game that does not fit.
+    """Replay every classic, barrage and Ultimate Lightning game under the Gravon rules (or ``ruleset`` for
+    classic games, with the barrage army for barrage games) and report each game that does not fit.
 
     Work is split per file over ``processes`` worker processes (default: one per core).
     """
@@ -284,7 +307,7 @@ class RepetitionStudy:
     moves: int = 0
     # longest run of one player's back-and-forth moves between the same two squares -> games
     longest_run: Counter = field(default_factory=Counter)
-    # the same, counting a Scout's whole range as the ISF Scout clause does -> games
+    # the same, with the ISF Scout clause (moves across one common square boundary) -> games
     longest_range_run: Counter = field(default_factory=Counter)
     # rule name -> games with at least one move that rule refuses, and the moves themselves
     chase_games: Counter = field(default_factory=Counter)
@@ -327,8 +350,8 @@ class RepetitionStudy:
 
 
 def _runs(moves: tuple[tuple[int, int], ...], scout_clause: bool) -> int:
-    """The longest run of one player's consecutive moves of one piece that all stay within the squares
-    of the run's first move (its two end squares, or with the Scout clause its whole range)."""
+    """The longest run of one player's consecutive moves of one piece between the same two squares (with
+    the Scout clause: across one common square boundary)."""
     best = 0
     chains: list[list[tuple[int, int]]] = [[], []]
     for i, (f, t) in enumerate(moves):
@@ -339,9 +362,13 @@ def _runs(moves: tuple[tuple[int, int], ...], scout_clause: bool) -> int:
         else:
             chain[:] = [(f, t)]
         for k in range(len(chain), best, -1):
+            if scout_clause:  # every move crosses one common square boundary (see docs/rules.md)
+                if set.intersection(*(_crossed(x, y) for x, y in chain[-k:])):
+                    best = k
+                    break
+                continue
             a, b = chain[-k]
-            span = set(_line_between(a, b)) if scout_clause else {a, b}
-            if all(x in span and y in span for x, y in chain[-k:]):
+            if all(x in (a, b) and y in (a, b) for x, y in chain[-k:]):
                 best = k
                 break
     return best
@@ -365,9 +392,8 @@ def _study_one(path: str) -> RepetitionStudy:
             broken = quiet = 0
             for n, (f, t) in enumerate(game.moves, 1):
                 move = Move(f, t)
-                ch = state._chase
-                if ch is not None and ch[1] == state.turn:
-                    reason = state._forbidden(state.turn).get(move)
+                if state._chase is not None:
+                    reason = state._chase_reason(state.turn, f, t)
                     if reason:
                         broken += 1
                         if len(study.examples.setdefault(rule, [])) < 3:
@@ -401,19 +427,16 @@ def repetition_study(paths: Iterable[str | os.PathLike[str]], processes: int | N
 
 # The Gravon game types the kit's notation holds, and the rule set each converts under.  Duell and Classic
 # Free replay under the Gravon classic rules with their own armies (every move of the 71 archived games is
-# legal); Ultimate Lightning does not (see UNREPRESENTABLE and docs/gravon.md).
-CONVERTIBLE: dict[str, Ruleset] = {**GRAVON_RULESETS, "duell": GRAVON_DUELL, "classicfree": GRAVON_CLASSICFREE}
-UNREPRESENTABLE: dict[str, str] = {
-    "ultimate lightning": "Ultimate Lightning has rules the engine does not play (equal ranks: the attacker "
-                          "wins; a Bomb is removed when hit; Captains move two squares, also around a corner; "
-                          "a piece reaching the enemy's back row rescues a captured piece), so its moves "
-                          "cannot be checked and its battles would be recorded wrongly",
-}
+# legal); Ultimate Lightning under its own (docs/gravon.md), its rescues written as +X@E4.
+CONVERTIBLE: dict[str, Ruleset] = {**VERIFIED, "duell": GRAVON_DUELL, "classicfree": GRAVON_CLASSICFREE}
+# Gravon game types the kit knows but cannot hold, with the reason (none at present: every archived type plays).
+UNREPRESENTABLE: dict[str, str] = {}
 # The Gravon game type a kit game is exported as, by its rule set; the kit's classic, ISF and barrage games
 # are legal Gravon games too (their repetition rules are stricter than Gravon's).
 EXPORT_TYPES: dict[str, str] = {
     "gravon-classic": "classic", "classic": "classic", "isf": "classic", "gravon-barrage": "barrage",
     "barrage": "barrage", "gravon-duell": "duell", "gravon-classicfree": "classicfree",
+    "gravon-ultimate-lightning": "ultimate lightning",
 }
 # Gravon result types as the notation's terminations.  Codes 10-14 ("timeout or player missing") are a
 # time forfeit when they name a winner and an abandoned game when they do not; [GravonResult] keeps the code.
@@ -483,8 +506,8 @@ def to_game(game: GravonGame) -> Game:
     state = start.copy()
     node: GameNode = record
     try:
-        for move, battle in play_checked(state, game.moves):
-            child = GameNode(node, move, battle)
+        for move, battle in play_checked(state, game.moves, rescues_of(game, rs)):
+            child = GameNode(node, move, battle, state.rescue_at(len(state.move_stack) - 1))
             node.variations.append(child)
             node = child
     except IllegalMoveError as e:
@@ -563,9 +586,11 @@ def to_gravon(game: Game) -> GravonGame:
                 raise UnrepresentableError(f"Gravon's {game_type} games start from two full setups; "
                                            f"{PLAYER_NAMES[player]}'s is not one: {e}", source) from None
     result_type, winner = _gravon_result(game, source)
+    line = game.mainline()
+    rescues = tuple((i, n.rescue.square, n.rescue.type.name) for i, n in enumerate(line) if n.rescue is not None)
     return GravonGame(source, game_type, encode_field(placements, source),
-                      tuple((m.from_square, m.to_square) for m in game.mainline_moves()),
-                      (game.headers.get("Red", ""), game.headers.get("Blue", "")), result_type, winner)
+                      tuple((n.move.from_square, n.move.to_square) for n in line if n.move is not None),
+                      (game.headers.get("Red", ""), game.headers.get("Blue", "")), result_type, winner, rescues)
 
 
 def _gravon_result(game: Game, source: str) -> tuple[int | None, int | None]:
@@ -612,8 +637,9 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m strategolab.archive", description=main.__doc__)
     parser.add_argument("command", choices=("verify", "study"),
-                        help="verify: replay every classic/barrage game and report those that do not fit; "
-                             "study: count the games each candidate repetition rule would break")
+                        help="verify: replay every classic, barrage and Ultimate Lightning game and report those "
+                             "that do not fit; study: count the classic and barrage games each candidate repetition "
+                             "rule would break")
     parser.add_argument("paths", nargs="+", help="Gravon XML files, monthly zips or folders of them")
     parser.add_argument("--ruleset", help="verify under this rule set instead of the Gravon one "
                                           "(classic, isf, original-1961, or gravon)")

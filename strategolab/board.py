@@ -112,8 +112,10 @@ def geometry(ruleset: Ruleset) -> Geometry:
         neighbours[sq] = tuple(r[0] for r in sq_rays if r)
     setup = []
     for player, rows in enumerate(ruleset.setup_rows):
-        # Reading order as the owner sees the board from their seat: front row first, left to right.
-        ordered_rows = sorted(rows, reverse=(player == 0))
-        cols = range(w) if player == 0 else range(w - 1, -1, -1)
+        # Reading order as the owner sees the board from their seat (at the bottom, by row 1, or at the top):
+        # front row first, left to right.
+        bottom = ruleset.sits_at_bottom(player)
+        ordered_rows = sorted(rows, reverse=bottom)
+        cols = range(w) if bottom else range(w - 1, -1, -1)
         setup.append(tuple(square(c, r - 1) for r in ordered_rows for c in cols if square(c, r - 1) in landset))
     return Geometry(w, h, size, land, lakes, tuple(neighbours), tuple(rays), (setup[0], setup[1]))

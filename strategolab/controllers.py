@@ -1203,7 +1203,10 @@ class ReplayController(Messages):
             self.index -= 1
         while self.index < index:
             self.index += 1
-            state.push(self.line[self.index].move)  # type: ignore[arg-type]
+            node = self.line[self.index]
+            state.push(node.move)  # type: ignore[arg-type]
+            if node.rescue is not None:  # Ultimate Lightning: the piece this move brought back
+                state.add_rescue(node.rescue)
 
     def first(self) -> None:
         """To the start position."""

@@ -97,6 +97,7 @@ _ARMIES = {"barrage": rules.BARRAGE_ARMY, "duell": rules.DUELL_ARMY}
 _ARMY_CHARS: dict[str, frozenset[str]] = {
     kind: frozenset(c for c, (_, name) in _FIELD_PIECES.items() if name in {p.name for p, _ in army}) | {"A", "_"}
     for kind, army in _ARMIES.items()}
+_FIELD_CODES = {piece.name: i for i, piece in enumerate(_FIELD_ORDER, 1)}  # <rescue rescuepiece>, written 1-12
 _FIELD_SQUARES = tuple(square(i % 10, i // 10) for i in range(100))
 _LAKE_INDEXES = (42, 43, 46, 47, 52, 53, 56, 57)  # C5 D5 G5 H5 C6 D6 G6 H6
 _LAKE_SQUARES = frozenset(_FIELD_SQUARES[i] for i in _LAKE_INDEXES)
@@ -136,7 +137,9 @@ class GravonGame:
     players: tuple[str, str] = ("", "")
     result_type: int | None = None
     winner: int | None = None
-    rescues: int = 0
+    # Ultimate Lightning rescues: (index in ``moves`` of the move that made it, kit square, piece name); the
+    # piece is the mover's (Red's moves have even indexes)
+    rescues: tuple[tuple[int, int, str], ...] = ()
     warnings: tuple[str, ...] = ()
 
     @property
@@ -206,7 +209,7 @@ class _Builder:
         self.players = ["", ""]
         self.result_type: int | None = None
         self.winner: int | None = None
-        self.rescues = 0
+        self.rescues: list[tuple[int, int, str]] = []
         self.warnings: list[str] = []
         self.unknown: set[str] = set()  # names of the unknown elements warned about
         self.text: list[str] = []
@@ -281,6 +284,29 @@ class _Builder:
             self.warn(f"ignored attribute {shown(name)} of move {expected}")
         self.moves.append((ends[0], ends[1]))
 
+    def rescue(self, attrs: dict[str, str]) -> None:
+        """An Ultimate Lightning ``<rescue rescuefield=... rescuepiece=...>`` inside the move that made it."""
+        if not self.moves:
+            self.warn("<rescue> before any move: ignored")
+            return
+        n = len(self.moves)
+        where = attrs.get("rescuefield", "")
+        sq = _SQUARES.get(where)
+        if sq is None:
+            sq = _J_SQUARES.get(where)
+            if sq is None:
+                raise self.error(f"the rescue of move {n}: rescuefield {shown(where)} is not a Gravon square "
+                                 f"(expected {_SQUARE_HELP})")
+            self.warn(f"column 'J' read as 'K' in the rescue of move {n} ({shown(where)})")
+        code = attrs.get("rescuepiece", "")
+        number = int(code) if code.isascii() and code.isdigit() and len(code) < 3 else 0
+        # The piece's kind as the field's letters number them, B = 1 (Bomb) ... M = 12 (Flag); some files
+        # number Blue's pieces on, N = 13 ... Y = 24, as the field does.
+        if not 1 <= number <= 24 or (number > 12 and n % 2):
+            raise self.error(f"the rescue of move {n}: rescuepiece {shown(code)} is not a piece code (expected "
+                             f"1-12 for Bomb ... Flag, or 13-24 for Blue's pieces)")
+        self.rescues.append((n - 1, sq, _FIELD_ORDER[(number - 1) % 12].name))
+
     def root(self, name: str, a: list[str]) -> None:
         """The handler for the first element, which must be <stratego>; then ``start`` takes over."""
         if name != "stratego":
@@ -306,9 +332,7 @@ class _Builder:
         elif self.game_type is None:
             raise self.error(f"{_tag(name)} before <game>: expected <stratego><game type=...> first")
         elif name == "rescue":
-            self.rescues += 1
-            if not self.moves and self.rescues == 1:
-                self.warn("<rescue> before any move")
+            self.rescue(dict(zip(a[::2], a[1::2], strict=True)))
         elif name == "field":
             self.start_field(dict(zip(a[::2], a[1::2], strict=True)))
         elif name == "player":
@@ -397,7 +421,7 @@ class _Builder:
         if self.game_type is None:
             raise GravonError("no <game> element: expected <stratego><game type=...>", self.source)
         return GravonGame(self.source, self.game_type, self.field, tuple(self.moves),
-                          (self.players[0], self.players[1]), self.result_type, self.winner, self.rescues,
+                          (self.players[0], self.players[1]), self.result_type, self.winner, tuple(self.rescues),
                           tuple(self.warnings))
 
 
@@ -585,7 +609,8 @@ def read_part(part: Part, *, max_bytes: int = MAX_XML_BYTES) -> Iterator[GravonG
 
 # A game as a worker process sends it: the moves packed two bytes a move (squares are below 256), since
 # unpickling millions of small tuples would cost the reading process more than parsing saves it.
-_Packed = tuple[str, str, str | None, bytes, tuple[str, str], int | None, int | None, int, tuple[str, ...]]
+_Packed = tuple[str, str, str | None, bytes, tuple[str, str], int | None, int | None,
+                tuple[tuple[int, int, str], ...], tuple[str, ...]]
 
 
 def _parse_task(path: str, indexes: list[int] | None, max_bytes: int) -> list[_Packed | GravonError]:
@@ -771,9 +796,8 @@ def dump_gravon(game: GravonGame) -> bytes:
         raise GravonError(f"game type {shown(game.game_type)}: expected one of {', '.join(GAME_TYPES)}", source)
     if game.field is None:
         raise GravonError("the game has no field: a Gravon file starts from both setups", source)
-    if game.rescues:
-        raise GravonError("the game has Ultimate Lightning rescues, which a GravonGame does not keep", source)
     _check_field(game.field, source)
+    rescues = {index: (sq, name) for index, sq, name in game.rescues}
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<stratego>", f' <game type="{game.game_type}">',
              f'  <field content="{game.field}"/>']
     names = _GRAVON_NAMES
@@ -781,7 +805,16 @@ def dump_gravon(game: GravonGame) -> bytes:
         a, b = names.get(f), names.get(t)
         if a is None or b is None:
             raise GravonError(f"move {n} leaves the 10x10 board", source)
-        lines.append(f'  <move id="{n}" source="{a}" target="{b}"/>')
+        rescue = rescues.get(n - 1)
+        if rescue is None:
+            lines.append(f'  <move id="{n}" source="{a}" target="{b}"/>')
+            continue
+        sq, name = rescue
+        code = _FIELD_CODES.get(name)
+        if names.get(sq) is None or code is None:
+            raise GravonError(f"the rescue of move {n}: {rescue} is no Gravon square and piece", source)
+        lines.append(f'  <move id="{n}" source="{a}" target="{b}"><rescue rescuefield="{names[sq]}" '
+                     f'rescuepiece="{code}"/></move>')
     for player, name in enumerate(game.players, 1):
         lines.append(f'  <player id="{player}">{_xml_text(name, f"player {player}", source)}</player>')
     if game.result_type is not None:

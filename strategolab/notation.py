@@ -34,7 +34,7 @@ from strategolab.rules import (
     Ruleset,
 )
 from strategolab.setups import Setup
-from strategolab.state import Battle, Move, State, Termination
+from strategolab.state import Battle, Move, Rescue, State, Termination
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 ROSTER = ("Event", "Site", "Date", "Round", "Red", "Blue", "Result", "Termination", "Annotator")
@@ -62,6 +62,7 @@ _TOKEN = re.compile(r"""\s*+(?:
     (?P<move>[A-Za-z][0-9]{1,2}[-x][A-Za-z][0-9]{1,2})(?P<suffix>!!|\?\?|!\?|\?!|!|\?)?
   | (?P<number>[0-9]{1,5})(?P<dots>\.(?:\.\.)?)
   | (?P<battle>(?:10|[^\s(){}$<>=])[<>=](?:10|[^\s(){}$<>=]))
+  | \+(?P<rescue>(?:10|[^\s(){}$<>=@])@[A-Za-z][0-9]{1,2})
   | (?P<result>1-0|0-1|1/2-1/2|\*)
   | \{(?P<comment>[^\\}]*+(?:\\.[^\\}]*+)*+)\}
   | (?P<open>\()
@@ -500,6 +501,7 @@ class _Moves:
                 child.parent = node
                 child.move = move
                 child.battle = battle
+                child.rescue = None
                 child.variations = []
                 child._comment = child._starting_comment = ""
                 child._marks = no_marks
@@ -559,6 +561,7 @@ class _Moves:
                 child.parent = node
                 child.move = move
                 child.battle = battle
+                child.rescue = None
                 child.variations = []
                 child._comment = ""
                 child._starting_comment = pending
@@ -588,6 +591,16 @@ class _Moves:
                     raise error(m.start("battle"), f"found battle annotation {m.group('battle')}, expected it "
                                                    f"right after an attacking move, like D4xD5 9>8")
                 self.check_battle(node, m.group("battle"), m.start("battle"))
+            elif kind == "rescue":
+                if not after_move or node.rescue is not None:
+                    raise error(m.start("rescue") - 1, f"found rescue +{m.group('rescue')}, expected it right "
+                                                       f"after the move that reached the enemy's back row")
+                rescue = self.rescue(m.group("rescue"), m.start("rescue") - 1)
+                reason = state.rescue_reason(rescue)
+                if reason is not None:
+                    raise error(m.start("rescue") - 1, f"illegal rescue +{m.group('rescue')}: {reason}")
+                state.add_rescue(rescue)
+                node.rescue = rescue
             elif kind == "comment":
                 comment = m.group("comment")
                 if "\\" in comment:
@@ -625,6 +638,8 @@ class _Moves:
                     state.pop()
                 node, line_moves, _ = frames.pop()
                 state.push(node.move)  # type: ignore[arg-type]
+                if node.rescue is not None:
+                    state.add_rescue(node.rescue)
                 slot = _NODE
                 after_move = False
             elif kind == "mark" or kind == "nag":
@@ -663,10 +678,11 @@ class _Moves:
             raise error(end, "found the end of the game, expected a result: 1-0, 0-1, 1/2-1/2 or *")
         self.check_result(state, result, result_at)
 
-    def scan(self, moves: list[Move]) -> str:
-        """The main line's moves appended to ``moves`` without the engine, and the result: what a bulk load
-        needs.  Tokens, variations and marks are checked as :meth:`read` checks them; move numbers and battle
-        annotations are skipped, and whether the moves are legal is not known (:meth:`read` checks all that)."""
+    def scan(self, moves: list[Move], rescues: dict[int, Rescue]) -> str:
+        """The main line's moves appended to ``moves`` (and its rescues to ``rescues``, by move index) without
+        the engine, and the result: what a bulk load needs.  Tokens, variations and marks are checked as
+        :meth:`read` checks them; move numbers and battle annotations are skipped, and whether the moves are
+        legal is not known (:meth:`read` checks all that)."""
         text = self.text
         table = _move_table(self.game.ruleset)
         if _SCAN_PLAIN.fullmatch(text) is not None:
@@ -712,6 +728,9 @@ class _Moves:
                 after_move = False
             elif kind == "dots":
                 after_move = False
+            elif kind == "rescue":
+                if len(lines) == 1:
+                    rescues[len(moves) - 1] = self.rescue(m.group("rescue"), m.start("rescue") - 1)
             elif kind == "mark" or kind == "nag":
                 tok = m.group(kind)
                 if not after_move:
@@ -761,6 +780,20 @@ class _Moves:
         except ValueError as e:
             raise self.error(at, f"found {tok}, expected a move between two squares: {e}") from None
 
+    def rescue(self, text: str, at: int) -> Rescue:
+        """A rescue token's piece and square (``X@E4`` after the ``+``), checked to name a piece and a square."""
+        symbol, _, where = text.rpartition("@")
+        rs = self.game.ruleset
+        alias = _ten_alias(rs)
+        try:
+            piece = rs.piece_type(alias if symbol == "10" and alias else symbol)
+        except KeyError as e:
+            raise self.error(at, f"found rescue +{text}: {e.args[0]}") from None
+        try:
+            return Rescue(parse_square(where), piece)
+        except ValueError as e:
+            raise self.error(at, f"found rescue +{text}, expected a piece and a square like +X@E4: {e}") from None
+
     def check_battle(self, node: GameNode, claim: str, at: int) -> None:
         """A battle annotation must say what the engine computed for the move it follows."""
         battle = node.battle
@@ -808,7 +841,7 @@ class _Moves:
         elif tok == "}":
             hint = " (a '}' inside a comment is written \\})"
         return (f"found {_show(tok)}, expected a move (like A4-A5 or D4xD5), a move number (12. or 12...), "
-                f"a battle (9>8), a mark, a comment {{...}}, '(' or ')', or a result{hint}")
+                f"a battle (9>8), a rescue (+X@E4), a mark, a comment {{...}}, '(' or ')', or a result{hint}")
 
     def place(self, offset: int) -> str:
         e = self.error(offset, "")
@@ -880,6 +913,7 @@ class ScannedGame:
     moves: list[Move]  # the main line (variations skipped)
     line: int  # the line its headers begin on
     errors: list[RecordError] = field(default_factory=list)  # in lenient mode: what was wrong with it
+    rescues: dict[int, Rescue] = field(default_factory=dict)  # index in moves -> the piece that move rescued
 
     @property
     def ruleset(self) -> Ruleset:
@@ -892,7 +926,7 @@ class ScannedGame:
     def game(self) -> Game:
         """The main line as a game tree, every move checked by the engine (raises ``IllegalMoveError``)."""
         game = Game(self.start, self.headers)
-        game.add_line(self.moves)
+        game.add_line(self.moves, self.rescues)
         return game
 
     def __repr__(self) -> str:
@@ -918,7 +952,7 @@ class GameScanner(GameReader):
         return ScannedGame(game.headers, game._start, [], line, list(chunk.problems))
 
     def _fill(self, item: ScannedGame, game: Game, chunk: _Chunk, where: dict[str, tuple[int, int]]) -> None:
-        _Moves(self, game, chunk, where).scan(item.moves)
+        _Moves(self, game, chunk, where).scan(item.moves, item.rescues)
 
 
 def scan_games(source: Source, *, strict: bool = True, name: str | None = None,
@@ -1054,7 +1088,11 @@ def _move_tokens(game: Game) -> list[str]:
         if marks and marks[0] in MARK_SYMBOLS:
             text += MARK_SYMBOLS[marks[0]]
             marks = marks[1:]
-        add(text if battle is None else f"{text} {battle_text(battle, rs)}")
+        if battle is not None:
+            text += f" {battle_text(battle, rs)}"
+        if node.rescue is not None:
+            text += f" +{rs.symbol(node.rescue.type)}@{names[node.rescue.square]}"
+        add(text)
         for mark in marks:
             add(f"${mark}")
         if node._comment:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, SupportsIndex, cast
 
 from strategolab.errors import RecordError
 from strategolab.rules import Ruleset
-from strategolab.state import Battle, Move, State, _as_move
+from strategolab.state import Battle, Move, Rescue, State, _as_move
 
 if TYPE_CHECKING:
     from strategolab.views import View
@@ -65,23 +65,27 @@ class GameNode:
 
     Build nodes with :meth:`add_variation` (or :meth:`add_line`), which check the move with the engine;
     ``battle`` is what that move caused (``None`` for a quiet move).  ``comment`` follows the move,
-    ``starting_comment`` precedes it, ``marks`` is a set of mark numbers (:data:`MARKS`).
+    ``starting_comment`` precedes it, ``marks`` is a set of mark numbers (:data:`MARKS`).  ``rescue`` is
+    the captured piece the move brought back (Ultimate Lightning), if any.
     """
 
-    __slots__ = ("_comment", "_marks", "_starting_comment", "battle", "move", "parent", "variations")
+    __slots__ = ("_comment", "_marks", "_starting_comment", "battle", "move", "parent", "rescue", "variations")
 
     parent: GameNode | None
     move: Move | None
     battle: Battle | None
+    rescue: Rescue | None
     variations: list[GameNode]
     _comment: str
     _starting_comment: str
     _marks: frozenset[int]
 
-    def __init__(self, parent: GameNode | None, move: Move | None, battle: Battle | None = None) -> None:
+    def __init__(self, parent: GameNode | None, move: Move | None, battle: Battle | None = None,
+                 rescue: Rescue | None = None) -> None:
         self.parent = parent
         self.move = move
         self.battle = battle
+        self.rescue = rescue
         self.variations = []
         self._comment = ""
         self._starting_comment = ""
@@ -157,6 +161,8 @@ class GameNode:
         state = self.game()._start.copy()
         for node in self.path():
             state.push(cast(Move, node.move))
+            if node.rescue is not None:
+                state.add_rescue(node.rescue)
         return state
 
     board = state  # python-chess's name for the same thing
@@ -224,32 +230,37 @@ class GameNode:
     # -- editing the tree -------------------------------------------------------------------------------
 
     def add_variation(self, move: Move | str, *, comment: str = "", starting_comment: str = "",
-                      marks: Iterable[int | str] = ()) -> GameNode:
-        """Add a move after this node as a new last variation; the engine checks it.
+                      marks: Iterable[int | str] = (), rescue: Rescue | None = None) -> GameNode:
+        """Add a move (with the piece it rescues, in Ultimate Lightning) after this node as a new last
+        variation; the engine checks it.
 
         Raises :class:`~strategolab.errors.IllegalMoveError` with the engine's reason.
         """
-        return self._add(move, len(self.variations), comment, starting_comment, marks)
+        return self._add(move, len(self.variations), comment, starting_comment, marks, rescue)
 
     def add_main_variation(self, move: Move | str, *, comment: str = "", starting_comment: str = "",
-                           marks: Iterable[int | str] = ()) -> GameNode:
+                           marks: Iterable[int | str] = (), rescue: Rescue | None = None) -> GameNode:
         """Add a move after this node as the new main continuation (the old one becomes a variation)."""
-        return self._add(move, 0, comment, starting_comment, marks)
+        return self._add(move, 0, comment, starting_comment, marks, rescue)
 
     def _add(self, move: Move | str, index: int, comment: str, starting_comment: str,
-             marks: Iterable[int | str]) -> GameNode:
+             marks: Iterable[int | str], rescue: Rescue | None) -> GameNode:
         m = Move.parse(move) if isinstance(move, str) else _as_move(move)
-        battle = self.state().push_checked(m)
-        child = GameNode(self, m, battle)
+        state = self.state()
+        battle = state.push_checked(m)
+        if rescue is not None:
+            state.add_rescue(rescue)
+        child = GameNode(self, m, battle, rescue)
         child.comment = comment
         child.starting_comment = starting_comment
         child.marks = marks
         self.variations.insert(index, child)
         return child
 
-    def add_line(self, moves: Iterable[Move | str]) -> GameNode:
+    def add_line(self, moves: Iterable[Move | str], rescues: Mapping[int, Rescue] | None = None) -> GameNode:
         """Add a sequence of moves as a new variation from this node (replaying once); returns the last node.
 
+        ``rescues`` maps the index of a move in ``moves`` to the piece it rescues (Ultimate Lightning).
         Nothing is added if one of the moves is illegal (the ``IllegalMoveError`` says which).
         """
         if isinstance(moves, str):
@@ -257,9 +268,12 @@ class GameNode:
         state = self.state()
         nodes: list[GameNode] = []
         parent = self
-        for move in moves:
+        for i, move in enumerate(moves):
             m = Move.parse(move) if isinstance(move, str) else _as_move(move)
             child = GameNode(parent, m, state.push_checked(m))
+            if rescues and i in rescues:
+                state.add_rescue(rescues[i])
+                child.rescue = rescues[i]
             nodes.append(child)
             parent = child
         for a, b in itertools.pairwise(nodes):
@@ -364,7 +378,8 @@ class GameNode:
         sep = "x" if self.battle is not None else "-"
         text = str(self.move).replace("-", sep)
         marks = "".join(MARK_SYMBOLS.get(m, f" ${m}") for m in sorted(self._marks))
-        return f"<GameNode {number}{text}{marks}>"
+        rescue = f" rescues {self.rescue}" if self.rescue is not None else ""
+        return f"<GameNode {number}{text}{marks}{rescue}>"
 
 
 def _fields(cls: type) -> list[str]:
@@ -386,7 +401,7 @@ def _same_tree(a: GameNode, b: GameNode) -> bool:
     while stack:
         x, y = stack.pop()
         if (x.move != y.move or x._comment != y._comment or x._starting_comment != y._starting_comment
-                or x._marks != y._marks or len(x.variations) != len(y.variations)):
+                or x._marks != y._marks or len(x.variations) != len(y.variations) or x.rescue != y.rescue):
             return False
         stack.extend(zip(x.variations, y.variations, strict=True))
     return True
@@ -423,10 +438,11 @@ class Game(GameNode):
             raise TypeError(f"Game.from_state needs a State, not {type(state).__name__}")
         start = state.copy()
         moves = list(start.move_stack)
+        rescues = {i: r for i in range(len(moves)) if (r := state.rescue_at(i)) is not None}
         for _ in moves:
             start.pop()
         game = cls(start, headers)
-        game.add_line(moves)
+        game.add_line(moves, rescues)
         return game
 
     @property

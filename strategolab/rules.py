@@ -29,6 +29,7 @@ def check_player(player: object, what: str = "player") -> int:
 IMMOBILE = 0
 STEP = 1
 RUN = 2
+TWO_SQUARES = 3  # up to two squares a turn, straight or turning once (Ultimate Lightning's Captains)
 
 
 class BattleResult(enum.IntEnum):
@@ -54,7 +55,7 @@ class PieceType:
     name: str
     symbol: str  # one character, used in setup strings and records
     strength: int
-    mobility: int = STEP  # IMMOBILE, STEP or RUN
+    mobility: int = STEP  # IMMOBILE, STEP, RUN or TWO_SQUARES
     modern: str = ""  # rank label in modern notation (10 = Marshal ... 2 = Scout)
     old: str = ""  # rank label in old notation (1 = Marshal ... 9 = Scout)
     beats_when_attacking: frozenset[str] = frozenset()
@@ -74,28 +75,37 @@ class PieceType:
         return f"<PieceType {self.name}>"
 
 
-def resolve_battle(attacker: PieceType, defender: PieceType) -> BattleResult:
-    """Decide a battle: the one rule every battle in the kit goes through."""
+def resolve_battle(attacker: PieceType, defender: PieceType, ruleset: Ruleset | None = None) -> BattleResult:
+    """Decide a battle: the one rule every battle in the kit goes through (``ruleset`` for its battle
+    options: the attacker winning equal ranks, one-time Bombs)."""
     if defender.is_flag or defender.name in attacker.beats_when_attacking:
         return BattleResult.ATTACKER_WINS
+    if ruleset is not None and ruleset.one_time_bombs and not defender.movable:
+        return BattleResult.BOTH_DIE  # the Bomb blows up: it is removed, and so is the piece that hit it
     if attacker.strength > defender.strength:
         return BattleResult.ATTACKER_WINS
     if attacker.strength < defender.strength:
         return BattleResult.DEFENDER_WINS
+    if ruleset is not None and ruleset.attacker_wins_ties:
+        return BattleResult.ATTACKER_WINS
     return BattleResult.BOTH_DIE
 
 
-def explain_battle(attacker: PieceType, defender: PieceType) -> str:
+def explain_battle(attacker: PieceType, defender: PieceType, ruleset: Ruleset | None = None) -> str:
     """Why a battle ends as the engine decides it, in one sentence (read from the piece types' fields)."""
-    result = resolve_battle(attacker, defender)
+    result = resolve_battle(attacker, defender, ruleset)
     if defender.is_flag:
         return f"any attacker captures the {defender.name}: the game is won"
     if defender.name in attacker.beats_when_attacking:
         return f"a {attacker.name} defeats a {defender.name} when the {attacker.name} attacks"
+    if not defender.movable and result == BattleResult.BOTH_DIE:
+        return f"a one-time {defender.name} blows up: it is removed with the piece that hit it"
     if not defender.movable and result == BattleResult.DEFENDER_WINS:
         return f"a {defender.name} defeats every attacker that cannot defuse it"
     if result == BattleResult.BOTH_DIE:
         return "equal ranks: both pieces are removed"
+    if attacker.strength == defender.strength:
+        return "equal ranks: the attacker wins"
     return "the higher rank wins"
 
 
@@ -169,6 +179,11 @@ def _check_types(r: Ruleset) -> None:
     problems = []
     if not isinstance(r.name, str) or not r.name:
         problems.append(f"name must be a non-empty str, not {r.name!r}")
+    for key in ("no_movable_piece_loses", "attacker_wins_ties", "one_time_bombs"):
+        if not isinstance(getattr(r, key), bool):
+            problems.append(f"{key} must be True or False, not {getattr(r, key)!r}")
+    if not _is_int(r.rescues) or r.rescues < 0:
+        problems.append(f"rescues must be a whole number, 0 or more, not {r.rescues!r}")
     for key in ("width", "height", "draw_warning"):
         if not _is_int(getattr(r, key)):
             problems.append(f"{key} must be a whole number, not {getattr(r, key)!r}")
@@ -212,6 +227,10 @@ class Ruleset:
     chase_rule: str | None = "square"  # "square" (classic), "position" (ISF more-squares), or None
     draw_limit: int | None = 200  # moves in a row without an attack that draw the game
     draw_warning: int = 20  # warn when this many quiet moves remain
+    no_movable_piece_loses: bool = True  # a side left with no movable piece loses at once (else: when it must move)
+    attacker_wins_ties: bool = False  # equal ranks: the attacker wins (Ultimate Lightning), not both removed
+    one_time_bombs: bool = False  # a Bomb hit by any piece but a Miner is removed together with that piece
+    rescues: int = 0  # per game: moves onto the enemy's back row that may bring a captured piece back
     first_player: int = RED
     notation: str = "modern"
     description: str = ""
@@ -265,7 +284,7 @@ class Ruleset:
                     problems.append(
                         f"{PLAYER_NAMES[player]}'s setup rows hold {free} squares, the army has {self.army_size}")
                 # Land squares per row, front row first: one setup string must fit both zones.
-                front_first = sorted(set(rows), reverse=(player == RED))
+                front_first = sorted(set(rows), reverse=self.sits_at_bottom(player))
                 shapes.append([sum(1 for c in cols if f"{c}{r}" not in self.lakes) for r in front_first])
             if shapes[0] != shapes[1]:
                 problems.append(f"the setup zones differ in shape (land squares per row, front row first: Red "
@@ -286,6 +305,10 @@ class Ruleset:
             raise ValueError(f"invalid ruleset {shown(self.name)}: " + "; ".join(problems))
         object.__setattr__(self, "piece_types", tuple(p for p, _ in self.army))
         object.__setattr__(self, "symbols", symbols)
+
+    def sits_at_bottom(self, player: int) -> bool:
+        """Does ``player`` deploy nearer row 1 than the opponent (and so read setups from the bottom side)?"""
+        return min(self.setup_rows[player], default=0) < min(self.setup_rows[1 - player], default=0)
 
     @property
     def army_size(self) -> int:
@@ -343,9 +366,11 @@ ORIGINAL_1961 = Ruleset(
     scout_attacks_after_run=False,
     two_square_limit=None,
     chase_rule=None,
+    draw_limit=None,
+    no_movable_piece_loses=False,
     notation="old",
     description="The 1961 Milton Bradley edition: old numbering, a Scout may not run and strike, "
-                "no repetition rules.",
+                "no repetition rules, no draw rule; a side without a movable piece loses only when it must move.",
 )
 BARRAGE = Ruleset(
     "barrage",
@@ -435,6 +460,25 @@ def get_ruleset(ruleset: str | Ruleset | None = None) -> Ruleset:
     return found
 
 
+# Ultimate Lightning as played on Gravon: 20 pieces, placed anywhere on the four home rows (docs/gravon.md
+# says how each rule was established from the archive).
+UL_CAPTAIN = _pt("Captain", "6", 6, TWO_SQUARES, "6", "5")
+UL_SCOUT = _pt("Scout", "2", 2, RUN, "2", "9", beats=("Bomb",))
+UL_MINER = _pt("Miner", "3", 3, STEP, "3", "8")
+ULTIMATE_LIGHTNING_ARMY: tuple[tuple[PieceType, int], ...] = (
+    (MARSHAL, 1), (GENERAL, 1), (COLONEL, 1), (MAJOR, 1), (UL_CAPTAIN, 2), (LIEUTENANT, 2), (SERGEANT, 2),
+    (UL_MINER, 2), (UL_SCOUT, 4), (SPY, 1), (BOMB, 2), (FLAG, 1),
+)
+GRAVON_ULTIMATE_LIGHTNING = GRAVON_CLASSIC.replace(
+    name="gravon-ultimate-lightning", army=ULTIMATE_LIGHTNING_ARMY, attacker_wins_ties=True, one_time_bombs=True,
+    rescues=2,
+    description="Gravon's Ultimate Lightning: 20 pieces; equal ranks won by the attacker; a Bomb hit by "
+                "anything but a Miner is removed with the piece that hit it; Captains move up to two squares, "
+                "also round a corner; a piece (not a Scout) that reaches the enemy's back row may rescue a "
+                "captured piece, twice a game; repetition rules as gravon-classic.")
+EXTRA_RULESETS[GRAVON_ULTIMATE_LIGHTNING.name] = GRAVON_ULTIMATE_LIGHTNING
+
+
 class AttackTable:
     """Every attacker/defender pair of a rule set and its result, computed by :func:`resolve_battle`."""
 
@@ -442,7 +486,8 @@ class AttackTable:
         self.ruleset = ruleset
         self.attackers = tuple(p for p in ruleset.piece_types if p.movable)
         self.defenders = ruleset.piece_types
-        self._results = {(a.name, d.name): resolve_battle(a, d) for a in self.attackers for d in self.defenders}
+        self._results = {(a.name, d.name): resolve_battle(a, d, ruleset) for a in self.attackers
+                         for d in self.defenders}
 
     def __getitem__(self, pair: tuple[PieceType | str, PieceType | str]) -> BattleResult:
         a, d = (p.name if isinstance(p, PieceType) else self.ruleset.piece_type(p).name for p in pair)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import operator
 import random
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -21,6 +22,7 @@ from strategolab.rules import (
     PLAYER_NAMES,
     RED,
     RUN,
+    TWO_SQUARES,
     BattleResult,
     PieceType,
     Ruleset,
@@ -45,8 +47,8 @@ _ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
 _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
 _BOTH_DIE = int(BattleResult.BOTH_DIE)
 
-# Chase phases: the chaser has just threatened (waiting for the evasion), or the chased piece has just
-# evaded (waiting for the chaser's next move, which the chasing rule may restrict).
+# Chase phases of one chaser: it has just threatened (waiting for an evasion), or a threatened piece has
+# just evaded (the chaser's next move may be a chasing move, which the chasing rule restricts).
 _THREAT = 0
 _EVADED = 1
 
@@ -123,6 +125,16 @@ class Termination(enum.Enum):
     ABANDONED = "abandoned"
 
 
+class Rescue(NamedTuple):
+    """A captured piece brought back onto ``square`` by a move onto the enemy's back row (Ultimate Lightning)."""
+
+    square: Square
+    type: PieceType
+
+    def __str__(self) -> str:
+        return f"{self.type.name} on {square_name(self.square)}"
+
+
 class Outcome(NamedTuple):
     """The end of a game: ``winner`` is ``RED``, ``BLUE`` or ``None`` for a draw."""
 
@@ -140,7 +152,7 @@ class Outcome(NamedTuple):
 class _Tables:
     """Per-rule-set lookup tables indexed by a piece code's kind bits, built once."""
 
-    __slots__ = ("battle", "geo", "index", "is_flag", "kinds", "mobility", "moves", "ruleset")
+    __slots__ = ("battle", "geo", "index", "is_flag", "kinds", "mobility", "moves", "near", "ruleset", "two_squares")
 
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
@@ -150,17 +162,51 @@ class _Tables:
         self.mobility = tuple(IMMOBILE if k is None else k.mobility for k in self.kinds)
         self.is_flag = tuple(bool(k and k.is_flag) for k in self.kinds)
         self.battle = tuple(
-            tuple(0 if a is None or d is None else int(resolve_battle(a, d)) for d in self.kinds)
+            tuple(0 if a is None or d is None else int(resolve_battle(a, d, ruleset)) for d in self.kinds)
             for a in self.kinds
         )
-        # Interned Move objects for every straight line on the board: generation never builds a Move.
+        # Interned Move objects for every straight line on the board (and, where a piece moves two squares
+        # round a corner, every diagonal neighbour): generation never builds a Move.
+        self.two_squares = TWO_SQUARES in self.mobility
+        self.near = tuple(frozenset(n) for n in self.geo.neighbours)  # per square: its neighbours, as a set
         size = self.geo.size
         rows: list[list[Move | None]] = [[None] * size for _ in range(size)]
         for f in self.geo.land:
             for ray in self.geo.rays[f]:
                 for t in ray:
                     rows[f][t] = Move(f, t)
+            if self.two_squares:
+                for t in _corners(self.geo, f):
+                    rows[f][t] = Move(f, t)
         self.moves = rows
+
+
+def _corners(geo: Geometry, f: Square) -> list[Square]:
+    """The diagonal neighbours of ``f`` that a two-square move can reach round a corner (over land)."""
+    out = []
+    for a in geo.neighbours[f]:
+        for t in geo.neighbours[a]:
+            if t != f and abs(t - f) not in (2, 2 * STRIDE) and t not in out:
+                out.append(t)
+    return out
+
+
+def _two_square_targets(pos: Position, f: Square, bit: int) -> list[Square]:
+    """Where a two-square piece on ``f`` may go: a neighbour, or a square next to an empty neighbour
+    (straight on or round the corner), empty or holding an enemy piece."""
+    board = pos.board
+    neighbours = pos._t.geo.neighbours
+    out = []
+    for a in neighbours[f]:
+        d = board[a]
+        if not d or d & OWNER != bit:
+            out.append(a)
+        if not d:
+            for t in neighbours[a]:
+                e = board[t]
+                if t != f and t not in out and (not e or e & OWNER != bit):
+                    out.append(t)
+    return out
 
 
 _TABLES: dict[Ruleset, _Tables] = {}
@@ -171,12 +217,6 @@ def _tables(ruleset: Ruleset) -> _Tables:
     if t is None:
         t = _TABLES[ruleset] = _Tables(ruleset)
     return t
-
-
-def _line_between(a: Square, b: Square) -> range:
-    """Every square on the straight segment from ``a`` to ``b``, both ends included."""
-    step = 1 if a // STRIDE == b // STRIDE else STRIDE
-    return range(min(a, b), max(a, b) + 1, step)
 
 
 class Position:
@@ -197,7 +237,10 @@ class Position:
         self.quiet = 0
         # Per player: that player's latest moves, all by one piece, each starting where the last ended.
         self._rep: list[tuple[tuple[Square, Square], ...]] = [(), ()]
-        # None, or (phase, chaser, x, y, squares x stood on, positions (x, y) seen, square x came from).
+        # None (no chase), or (Red's chase, Blue's chase, where): each player's continuous chase (a tuple, see
+        # the comment before _NO_STOOD) or None, and `where` {square a piece stands on now: the square it stood
+        # on when the tracked positions began} for the pieces that stand elsewhere (a position is told apart by
+        # where each piece stands).
         self._chase: tuple | None = None
         # Set by a move that decides the game for certain (a Flag taken, a side left with no movable piece).
         self._result: Outcome | None = None
@@ -257,7 +300,9 @@ class Position:
             if not mob:
                 continue
             row = table[sq]
-            if mob != RUN:
+            if mob == TWO_SQUARES:
+                out += [row[to] for to in _two_square_targets(self, sq, bit)]
+            elif mob != RUN:
                 for to in neighbours[sq]:
                     d = board[to]
                     if not d or d & OWNER != bit:
@@ -276,43 +321,81 @@ class Position:
                         first = False
         return out
 
-    def _forbidden(self, player: int) -> dict[Move, str]:
-        """Moves the repetition rules forbid ``player`` right now, each with the reason."""
+    def _forbidden(self, player: int, moves: list[Move] | None = None) -> dict[Move, str]:
+        """Moves the repetition rules forbid ``player`` right now, each with the reason (``moves``: the
+        player's pseudo-legal moves, if already at hand)."""
         out: dict[Move, str] = {}
         r = self.ruleset
         limit = r.two_square_limit
         chain = self._rep[player]
         if limit is not None and len(chain) >= limit:
-            last = chain[-limit:]
-            a, b = last[0]
-            span = set(_line_between(a, b)) if r.two_square_scout_clause else {a, b}
-            if all(f in span and to in span for f, to in last):
-                here = chain[-1][1]
-                table = self._t.moves[here]
-                for to in span:
-                    m = table[to] if to != here else None
-                    if m is not None:
-                        times = "once" if limit == 1 else "twice" if limit == 2 else f"{limit} times"
-                        where = (f"between {square_name(a)} and {square_name(b)}" if span == {a, b}
-                                 else f"within {square_name(min(a, b))}-{square_name(max(a, b))}")
-                        out[m] = (f"two-square rule: this piece has already moved {where} "
-                                  f"{times} in a row")
+            self._two_square_forbidden(chain[-limit:], out)
         ch = self._chase
-        if ch is not None and ch[0] == _EVADED and ch[1] == player and r.chase_rule is not None:
-            _, _, x, y, visited, positions, came_from = ch
-            table = self._t.moves[x]
-            for to in self._t.geo.neighbours[y]:
-                m = table[to]
-                if m is None or m in out:
-                    continue
-                if r.chase_rule == "square":
-                    if to in visited:
-                        out[m] = (f"chasing rule: the piece on {square_name(x)} is chasing the piece on "
-                                  f"{square_name(y)} and already stood on {square_name(to)} in this chase")
-                elif (to, y) in positions and to != came_from:
-                    out[m] = (f"more-squares rule: moving to {square_name(to)} would repeat a position of "
-                              f"the chase of the piece on {square_name(y)}")
+        if ch is not None and ch[player] is not None and ch[player][0] == _EVADED:
+            zone = ch[player][1]
+            board = self.board
+            for m in self._pseudo_legal(player) if moves is None else moves:
+                if m.to_square in zone and not board[m.to_square] and m not in out:
+                    reason = self._chase_reason(player, m.from_square, m.to_square)
+                    if reason is not None:
+                        out[m] = reason
         return out
+
+    def _two_square_forbidden(self, last: tuple[tuple[Square, Square], ...], out: dict[Move, str]) -> None:
+        """Add the moves the two-square rule forbids after the run ``last`` (the player's latest moves)."""
+        limit = len(last)
+        times = "once" if limit == 1 else "twice" if limit == 2 else f"{limit} times"
+        here = last[-1][1]
+        table = self._t.moves[here]
+        if not self.ruleset.two_square_scout_clause:
+            a, b = last[0]
+            if all(f in (a, b) and to in (a, b) for f, to in last):
+                other = a if here == b else b
+                if table[other] is not None:
+                    out[table[other]] = (f"two-square rule: this piece has already moved between "
+                                         f"{square_name(a)} and {square_name(b)} {times} in a row")
+            return
+        # The Scout clause: the run's moves all pass between the same two neighbouring squares (they cross a
+        # common square boundary); a further move across that boundary is refused.
+        common = _crossed(*last[0])
+        for f, to in last[1:]:
+            common &= _crossed(f, to)
+            if not common:
+                return
+        lo, hi = min(common) // 2, max(common) // 2
+        step = 1 if min(common) % 2 == 0 else STRIDE
+        ends = (square_name(lo), square_name(hi + step))
+        where = f"between {ends[0]} and {ends[1]}" if lo == hi else f"back and forth within {ends[0]}-{ends[1]}"
+        reason = f"two-square rule: this piece has already moved {where} {times} in a row"
+        for ray in self._t.geo.rays[here]:
+            prev, crossed = here, False
+            for to in ray:
+                crossed = crossed or _edge(prev, to) in common
+                if crossed and table[to] is not None:
+                    out[table[to]] = reason
+                prev = to
+
+    def _chase_reason(self, player: int, f: Square, to: Square) -> str | None:
+        """Why the chasing rule forbids ``player``'s quiet move ``f``-``to`` now, if it does."""
+        ch = self._chase
+        chase = ch[player] if ch is not None else None
+        if chase is None or chase[0] != _EVADED or to not in chase[1] or self.board[to]:
+            return None
+        neighbours = self._t.geo.neighbours[to]
+        chased = next((s for s in neighbours if s in chase[2]), None)
+        if chased is None:
+            return None  # not a chasing move: it threatens no piece that evaded in this chase
+        if self.ruleset.chase_rule == "square":
+            if to in chase[5].get(f, ()):
+                return (f"chasing rule: the piece on {square_name(f)} is chasing the piece on {square_name(chased)} "
+                        f"and already stood on {square_name(to)} in this chase")
+            return None
+        if chase[4] == (to, f):
+            return None  # straight back to the square it came from: allowed (the two-square rule still applies)
+        if _seen(chase[3], frozenset(_moved(ch[2], f, to).items())):
+            return (f"more-squares rule: moving to {square_name(to)} would repeat a position of the chase of "
+                    f"the piece on {square_name(chased)}")
+        return None
 
     def generate_legal_moves(self, player: int | None = None) -> list[Move]:
         """Every legal move of ``player`` (default: the side to move), as a fresh list."""
@@ -322,9 +405,9 @@ class Position:
         moves = self._pseudo_legal(p)
         limit = self.ruleset.two_square_limit
         ch = self._chase
-        if (limit is not None and len(self._rep[p]) >= limit) or (ch is not None and ch[0] == _EVADED
-                                                                   and ch[1] == p):
-            forbidden = self._forbidden(p)
+        if (limit is not None and len(self._rep[p]) >= limit) or (ch is not None and ch[p] is not None
+                                                                   and ch[p][0] == _EVADED):
+            forbidden = self._forbidden(p, moves)
             if forbidden:
                 moves = [m for m in moves if m not in forbidden]
         return moves
@@ -334,14 +417,17 @@ class Position:
         """The side to move's legal moves, generated lazily (iterate, ``len``, ``in``, ``bool``)."""
         return LegalMoves(self)
 
-    def _restricted(self, player: int, sq: Square) -> bool:
-        """Could a repetition rule forbid a move of ``player``'s piece on ``sq`` now?  (A cheap test.)"""
+    def _restricted(self, player: int, f: Square, to: Square) -> bool:
+        """Could a repetition rule forbid ``player``'s move ``f``-``to`` now?  (A cheap test.)"""
         limit = self.ruleset.two_square_limit
         chain = self._rep[player]
-        if limit is not None and len(chain) >= limit and chain[-1][1] == sq:
+        if limit is not None and len(chain) >= limit and chain[-1][1] == f:
             return True
         ch = self._chase
-        return ch is not None and ch[0] == _EVADED and ch[1] == player and ch[2] == sq
+        if ch is None:
+            return False
+        chase = ch[player]
+        return chase is not None and chase[0] == _EVADED and to in chase[1]
 
     def illegal_reason(self, move: Move) -> str | None:
         """Why ``move`` is illegal for the side to move, in words; ``None`` if it is legal."""
@@ -370,8 +456,8 @@ class Position:
                         ok = not any(board[s] for s in range(f + step, to, step))
                     else:
                         ok = False
-                    if ok and not self._restricted(self.turn, f):
-                        return None
+                    if ok:  # the pieces allow it: only a repetition rule could refuse it
+                        return self._repetition_reason(move) if self._restricted(self.turn, f, to) else None
         return self._explain(move)
 
     def _over(self) -> str | None:
@@ -414,6 +500,15 @@ class Position:
             return f"{square_name(to)} is a lake: no piece may enter it"
         if f == to:
             return "a move must go to another square"
+        if mob == TWO_SQUARES and to not in geo.neighbours[f]:
+            if board[to] and board[to] & OWNER == bit:
+                return f"{square_name(to)} holds your own piece"
+            if to not in _two_square_targets(self, f, bit):
+                return (f"the {what} on {square_name(f)} moves at most two squares, through an empty square "
+                        f"(straight on or round one corner), and {square_name(to)} is not such a square")
+            if self._restricted(self.turn, f, to):
+                return self._repetition_reason(move)
+            return None
         if t.moves[f][to] is None:
             if f // STRIDE != to // STRIDE and f % STRIDE != to % STRIDE:
                 return f"{square_name(f)}-{square_name(to)} is not a straight line: pieces never move diagonally"
@@ -432,9 +527,20 @@ class Position:
             if d and not self.ruleset.scout_attacks_after_run:
                 return (f"the {what} on {square_name(f)} may not move more than one square and attack "
                         f"in the same turn")
-        if self._restricted(self.turn, f):
-            return self._forbidden(self.turn).get(move)
+        if self._restricted(self.turn, f, to):
+            return self._repetition_reason(move)
         return None
+
+    def _repetition_reason(self, move: Move) -> str | None:
+        """Why the two-square or the chasing rule forbids ``move`` of the side to move, if one does."""
+        limit = self.ruleset.two_square_limit
+        chain = self._rep[self.turn]
+        if limit is not None and len(chain) >= limit:
+            out: dict[Move, str] = {}
+            self._two_square_forbidden(chain[-limit:], out)
+            if move in out:
+                return out[move]
+        return self._chase_reason(self.turn, move.from_square, move.to_square)
 
     def is_legal(self, move: Move) -> bool:
         return self.illegal_reason(move) is None
@@ -469,7 +575,7 @@ class Position:
     # -- repetition bookkeeping, shared by State and View ----------------------------------------------
 
     def _after_move(self, f: Square, to: Square, battle: bool) -> None:
-        """Update the two-square chain and the chase after the side to move played ``f``-``to``."""
+        """Update the two-square chain and both players' chases after the side to move played ``f``-``to``."""
         p = self.turn
         limit = self.ruleset.two_square_limit
         if limit is not None:
@@ -478,31 +584,107 @@ class Position:
                 self._rep[p] = (*chain[-limit:], (f, to))
             else:
                 self._rep[p] = ((f, to),)
-        if self.ruleset.chase_rule is None:
+        rule = self.ruleset.chase_rule
+        if rule is None:
             return
-        if battle:
-            self._chase = None
-            return
-        ch = self._chase
-        neighbours = self._t.geo.neighbours
-        if ch is not None:
-            phase, chaser, x, y, visited, positions, _ = ch
-            if phase == _EVADED and chaser == p and f == x and y in neighbours[to]:
-                self._chase = (_THREAT, p, to, y, (*visited, to), (*positions, (to, y)), f)
-                return
-            if phase == _THREAT and chaser != p and f in neighbours[x] and (y < 0 or f == y):
-                seen = (*positions, (x, to)) if positions else ((x, f), (x, to))
-                self._chase = (_EVADED, chaser, x, to, visited, seen, ch[6])
-                return
-        # No chase continues: does this move threaten an enemy piece, starting a new one?
         board = self.board
         bit = p << 5
-        for s in neighbours[to]:
-            d = board[s]
-            if d and d & OWNER != bit:
-                self._chase = (_THREAT, p, to, -1, (f, to), (), f)
-                return
-        self._chase = None
+        code = board[to]
+        stands = code and code & OWNER == bit  # the moved piece stands on `to` (it did not fall)
+        threats: list[Square] | None = None  # the enemy pieces it threatens there
+        if stands:
+            for s in self._t.geo.neighbours[to]:
+                d = board[s]
+                if d and d & OWNER != bit:
+                    if threats is None:
+                        threats = [s]
+                    else:
+                        threats.append(s)
+        ch = self._chase
+        if ch is None:
+            if threats:
+                chase = (_THREAT, threats, _NO_SQUARES, _START, (f, to), {to: (to,)} if rule == "square" else _NO_STOOD)
+                self._chase = (chase, None, {}) if p == RED else (None, chase, {})
+            return
+        other = ch[1 - p]  # the opponent's chase: did this move evade its threat?
+        if other is not None:
+            if other[0] == _THREAT and f in other[1]:
+                evaders = other[2] - {f} | {to} if stands else other[2] - {f}
+                near = self._t.near
+                zone = near[next(iter(evaders))] if len(evaders) == 1 else frozenset().union(*map(near.__getitem__,
+                                                                                                   evaders))
+                other = (_EVADED, zone, evaders, _NO_POSITIONS if battle else other[3], other[4], other[5])
+            else:
+                other = None
+        mine = ch[p]
+        if mine is not None and threats and mine[0] == _EVADED and not mine[2].isdisjoint(threats):
+            # A chasing move: the chase goes on.  Positions count since the last battle (a battle removes
+            # a piece, so no earlier position can come back).
+            where = {} if battle or rule != "position" else _moved(ch[2], f, to)
+            stood = mine[5]
+            if rule == "square":
+                stood = {s: v for s, v in stood.items() if s != f}
+                stood[to] = (*mine[5].get(f, ()), to)
+            mine = (_THREAT, threats, mine[2] - {to} if battle else mine[2],
+                          (frozenset(where.items()), _NO_POSITIONS if battle else mine[3]), (f, to), stood)
+        elif other is None:  # nothing else goes on: a threat starts a chase from this position, or none
+            if threats:
+                chase = (_THREAT, threats, _NO_SQUARES, _START, (f, to), {to: (to,)} if rule == "square" else _NO_STOOD)
+                self._chase = (chase, None, {}) if p == RED else (None, chase, {})
+            else:
+                self._chase = None
+            return
+        else:
+            where = {} if battle or rule != "position" else _moved(ch[2], f, to)
+            mine = ((_THREAT, threats, _NO_SQUARES, (frozenset(where.items()), None), (f, to),
+                           {to: (to,)} if rule == "square" else _NO_STOOD) if threats else None)
+        self._chase = (mine, other, where) if p == RED else (other, mine, where)
+
+
+# A chase: one player's continuous chase (it keeps threatening pieces of the opponent that keep evading), a plain tuple
+# for speed: (phase, squares, evaders, positions, last, stood).  ``squares``: the squares of the pieces the
+# chaser's last move threatened (phase _THREAT), or, once one of them evaded (_EVADED), the squares next to
+# the evaders, where a chasing move would end; ``evaders``: where the pieces that evaded during the chase
+# stand now; ``positions``: the positions after the chaser's moves (keys of `where`), a chain of (key,
+# earlier ones) pairs; ``last``: the chaser's latest move (from, to); ``stood`` (square rule only): a
+# chasing piece's square -> the squares it stood on in this chase.
+_NO_STOOD: dict[Square, tuple[Square, ...]] = {}  # never changed: the shared "nothing" of the more-squares rule
+_NO_POSITIONS: tuple | None = None
+_NO_SQUARES: frozenset[Square] = frozenset()
+_START = (frozenset(), None)  # the position the tracking starts from, before any piece moved
+
+
+def _moved(where: dict[Square, Square], f: Square, to: Square) -> dict[Square, Square]:
+    """``where`` after the piece on ``f`` moved to ``to`` (square a piece stands on -> the square it stood on
+    when the tracking began, for the pieces that stand elsewhere)."""
+    new = dict(where)
+    origin = new.pop(f, f)
+    if origin != to:
+        new[to] = origin
+    return new
+
+
+def _seen(positions: tuple | None, key: frozenset) -> bool:
+    """Is ``key`` among the positions of a chase (kept as a chain of (key, earlier) pairs)?"""
+    while positions is not None:
+        if positions[0] == key:
+            return True
+        positions = positions[1]
+    return False
+
+
+def _edge(a: Square, b: Square) -> int:
+    """A number for the boundary between two neighbouring squares (even: across a row, odd: up a column)."""
+    return 2 * min(a, b) + (0 if abs(a - b) == 1 else 1)
+
+
+def _crossed(f: Square, to: Square) -> set[int]:
+    """The square boundaries a straight move from ``f`` to ``to`` crosses (none for a move round a corner)."""
+    if f // STRIDE != to // STRIDE and f % STRIDE != to % STRIDE:
+        return set()
+    step = 1 if f // STRIDE == to // STRIDE else STRIDE
+    lo, hi = min(f, to), max(f, to)
+    return {2 * s + (0 if step == 1 else 1) for s in range(lo, hi, step)}
 
 
 def _name(sq: Square) -> str:
@@ -566,12 +748,13 @@ class State(Position):
     :meth:`from_position`.  ``push``/``pop`` play and undo moves exactly, battles and counters included.
     """
 
-    __slots__ = ("_stack", "move_stack")
+    __slots__ = ("_rescues", "_stack", "move_stack")
 
     def __init__(self, ruleset: str | Ruleset | None = None) -> None:
         super().__init__(get_ruleset(ruleset))
         self.move_stack: list[Move] = []
         self._stack: list[tuple] = []
+        self._rescues: dict[int, Rescue] = {}  # index in move_stack -> the rescue made with that move
 
     # -- construction -------------------------------------------------------------------------------
 
@@ -673,6 +856,7 @@ class State(Position):
         c.move_stack = self.move_stack[:]
         c._stack = self._stack[:]
         c._result = self._result
+        c._rescues = dict(self._rescues)
         return c
 
     # -- playing ------------------------------------------------------------------------------------
@@ -691,8 +875,9 @@ class State(Position):
         self.move_stack.append(move)
         code = mover | MOVED
         diff = to - f
-        if diff != 1 and diff != -1 and diff != STRIDE and diff != -STRIDE:
-            code |= REVEALED  # a run of more than one square shows it is a Scout
+        if diff != 1 and diff != -1 and diff != STRIDE and diff != -STRIDE and not (
+                self._t.two_squares and diff in (2, -2, 2 * STRIDE, -2 * STRIDE)):
+            code |= REVEALED  # only a Scout runs (and, where Captains move two squares, only they turn)
         board[f] = 0
         battle = None
         if not target:
@@ -715,7 +900,7 @@ class State(Position):
         self._after_move(f, to, bool(target))
         self.turn = 1 - p
         self.ply += 1
-        if battle is not None and self._result is None and not (
+        if battle is not None and self._result is None and self.ruleset.no_movable_piece_loses and not (
                 self._has_movable_piece(p) and self._has_movable_piece(1 - p)):
             self._result = self._stalemate()
         return battle
@@ -733,6 +918,9 @@ class State(Position):
         if not self.move_stack:
             raise IndexError("no move to undo: no move has been played in this state")
         move = self.move_stack.pop()
+        rescue = self._rescues.pop(len(self.move_stack), None)
+        if rescue is not None:
+            self.board[rescue.square] = 0
         mover, target, self.quiet, rep, self._chase, self._result = self._stack.pop()
         self.turn = p = 1 - self.turn
         self.ply -= 1
@@ -740,6 +928,89 @@ class State(Position):
         self.board[move.from_square] = mover
         self.board[move.to_square] = target
         return move
+
+    # -- rescues (Ultimate Lightning) -----------------------------------------------------------------
+
+    def rescue_reason(self, rescue: Rescue) -> str | None:
+        """Why the player who just moved may not make ``rescue`` with that move, in words; ``None`` if they may.
+
+        A piece other than a Scout that has just reached the enemy's back row may bring back one of its
+        side's captured pieces onto an empty square of its own half, ``ruleset.rescues`` times a game,
+        and one piece only once.
+        """
+        rs = self.ruleset
+        if not rs.rescues:
+            return f"{rs.name} has no rescues"
+        if not isinstance(rescue, Rescue):
+            raise TypeError(f"a rescue is a Rescue(square, piece type), not {rescue!r}")
+        if not self.move_stack:
+            return "a rescue comes with a move onto the enemy's back row, and no move has been played"
+        index = len(self.move_stack) - 1
+        if index in self._rescues:
+            return "this move has already made a rescue"
+        if self._result is not None:
+            return f"the game is over: {self._result}"
+        p = 1 - self.turn
+        f, to = self.move_stack[index]
+        code = self.board[to]
+        kind = self._t.kinds[code & KIND] if code and (code & OWNER) >> 5 == p else None
+        back = self._t.geo.height - 1 if rs.sits_at_bottom(p) else 0
+        if kind is None or to // STRIDE != back:
+            return (f"a rescue needs a piece that has just reached the enemy's back row (row {back + 1}); "
+                    f"{PLAYER_NAMES[p]}'s move {_name(f)}-{_name(to)} did not end there with its piece")
+        if kind.mobility == RUN:
+            return f"a {kind.name} may not make a rescue"
+        made = [(i, r) for i, r in sorted(self._rescues.items()) if i % 2 == index % 2]
+        if len(made) >= rs.rescues:
+            return f"{PLAYER_NAMES[p]} has made all {rs.rescues} rescues of the game"
+        if any(self._rescuer_now(i) == f for i, _ in made):
+            return f"the piece on {square_name(to)} has already made a rescue: one piece rescues only once"
+        lost = Counter(t.name for t in self.captured(p)) - Counter(r.type.name for _, r in made)
+        if not lost[rescue.type.name]:
+            have = ", ".join(sorted(lost.elements())) or "none"
+            return f"{PLAYER_NAMES[p]} has no captured {rescue.type.name} to rescue (captured: {have})"
+        sq = rescue.square
+        geo = self._t.geo
+        half = range(0, geo.height // 2) if rs.sits_at_bottom(p) else range(geo.height - geo.height // 2, geo.height)
+        if not geo.contains(sq) or sq // STRIDE not in half:
+            return (f"a rescued piece goes onto {PLAYER_NAMES[p]}'s half of the board (rows {half.start + 1}-"
+                    f"{half.stop}), not {_name(sq)}")
+        if self.board[sq]:
+            return f"{square_name(sq)} is not empty"
+        return None
+
+    def _rescuer_now(self, index: int) -> Square | None:
+        """Where the piece that made the rescue with move ``index`` stood before the last move (None: fallen)."""
+        sq = self.move_stack[index].to_square
+        for i in range(index + 1, len(self.move_stack) - 1):
+            f, to = self.move_stack[i]
+            battle = self.battle_at(i)
+            if i % 2 == index % 2 and f == sq:  # the rescuer moved on
+                if battle is not None and battle.result != BattleResult.ATTACKER_WINS:
+                    return None
+                sq = to
+            elif i % 2 != index % 2 and to == sq and battle is not None and battle.result != BattleResult.DEFENDER_WINS:
+                return None  # attacked and taken
+        return sq
+
+    def add_rescue(self, rescue: Rescue) -> None:
+        """Make ``rescue`` with the move just played (checked; :class:`IllegalMoveError` says why not).
+
+        :meth:`pop` takes the rescued piece off again with the move.
+        """
+        reason = self.rescue_reason(rescue)
+        if reason is not None:
+            raise IllegalMoveError(self.move_stack[-1] if self.move_stack else Move(0, 0), reason)
+        p = 1 - self.turn
+        self.board[rescue.square] = PIECE | self._t.index[rescue.type.name] | (p << 5)
+        self._rescues[len(self.move_stack) - 1] = rescue
+        if self._chase is not None:  # a piece came back: no position of the chases so far can recur
+            self._chase = (*((*c[:3], _NO_POSITIONS, *c[4:]) if c is not None else None for c in self._chase[:2]),
+                           {})
+
+    def rescue_at(self, index: int) -> Rescue | None:
+        """The rescue made with move number ``index`` of ``move_stack``, if any."""
+        return self._rescues.get(index)
 
     def peek(self) -> Move:
         """The last move played."""
@@ -778,21 +1049,23 @@ class State(Position):
 
         Flag captured; the quiet-move draw; the side to move has no legal move (it loses, unless the
         other side could not move either: then it is a draw).  A side left with no movable piece at all
-        loses at once, as on Gravon: it can never move again, whatever the other side plays.
+        loses at once, as on Gravon (it can never move again, whatever the other side plays), also in a
+        position set up that way; ``ruleset.no_movable_piece_loses=False`` switches that off.
         """
         if self._result is not None:
             return self._result
         limit = self.ruleset.draw_limit
         if limit is not None and self.quiet >= limit:
             return Outcome(Termination.QUIET_MOVE_LIMIT, None)
-        if self.generate_legal_moves(self.turn):
+        if self.generate_legal_moves(self.turn) and (not self.ruleset.no_movable_piece_loses
+                                                      or self._has_movable_piece(1 - self.turn)):
             return None
         return self._stalemate()
 
     def _stalemate(self) -> Outcome | None:
         """The end when a side cannot move: it loses, or it is a draw if neither side can move."""
         mover_can = bool(self.generate_legal_moves(self.turn))
-        if mover_can and self._has_movable_piece(1 - self.turn):
+        if mover_can and (not self.ruleset.no_movable_piece_loses or self._has_movable_piece(1 - self.turn)):
             return None
         if not mover_can and not self.generate_legal_moves(1 - self.turn):
             return Outcome(Termination.NEITHER_CAN_MOVE, None)
@@ -889,7 +1162,8 @@ class State(Position):
         return (self.ruleset == other.ruleset and self.board == other.board and self.turn == other.turn
                 and self.ply == other.ply and self.quiet == other.quiet and self._rep == other._rep
                 and self._chase == other._chase and self.move_stack == other.move_stack
-                and self._stack == other._stack and self._result == other._result)
+                and self._stack == other._stack and self._result == other._result
+                and self._rescues == other._rescues)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -950,5 +1224,5 @@ def _diagram(pos: Position) -> str:
 
 __all__ = (
     "KIND", "MOVED", "OWNER", "REVEALED", "Battle", "LegalMoves", "Move", "Outcome", "Piece", "Position",
-    "State", "Termination",
+    "Rescue", "State", "Termination",
 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
 
 import pytest
 from conftest import ARCHIVE
@@ -18,7 +20,7 @@ from strategolab.archive import (
 )
 from strategolab.board import square_name
 from strategolab.gravon import read_gravon
-from strategolab.rules import BLUE, RED
+from strategolab.rules import BLUE, CAPTAIN, GRAVON_ULTIMATE_LIGHTNING, MINER, RED, SCOUT, Ruleset
 from strategolab.state import Termination
 
 needs_archive = pytest.mark.skipif(not ARCHIVE.is_dir(), reason=f"Gravon archive not found at {ARCHIVE}")
@@ -38,15 +40,14 @@ KNOWN_MISFITS = {
 @needs_archive
 def test_whole_archive_replays_without_an_illegal_move() -> None:
     report = verify([ARCHIVE])
-    assert report.games == 11_779
-    assert report.moves == 3_625_733
-    assert report.skipped == {"game type classicfree": 40, "game type duell": 31,
-                              "game type ultimate lightning": 51, "no setup in the file": 1}
+    assert report.games == 11_779 + 51  # classic and barrage, and Ultimate Lightning
+    assert report.moves == 3_625_733 + 6_958
+    assert report.skipped == {"game type classicfree": 40, "game type duell": 31, "no setup in the file": 1}
     assert not report.illegal, str(report)
     found = {p.split("gravon/", 1)[1].split(": ")[0]: p.split("recorded as ", 1)[1] for p in report.problems}
     assert found == KNOWN_MISFITS
-    assert report.results[1] == 3_451  # every flag capture is the last move, by the recorded winner
-    assert report.results[0] == 814 - len(KNOWN_MISFITS)
+    assert report.results[1] == 3_451 + 31  # every flag capture is the last move, by the recorded winner
+    assert report.results[0] == 814 - len(KNOWN_MISFITS) + 1
 
 
 @needs_archive
@@ -114,5 +115,56 @@ def test_command_line_verify_one_month(capsys: pytest.CaptureFixture[str]) -> No
 def test_ruleset_for_names_the_choices() -> None:
     assert ruleset_for("classic").two_square_limit == 5
     assert ruleset_for("barrage").army_size == 8
-    with pytest.raises(ValueError, match=r"duell.*replayable: barrage, classic"):
+    assert ruleset_for("ultimate lightning").rescues == 2
+    with pytest.raises(ValueError, match=r"duell.*replayable: barrage, classic, ultimate lightning"):
         ruleset_for("duell")
+
+
+# -- Ultimate Lightning: its rules as the archive shows them -------------------------------------------------
+
+
+@functools.cache
+def ul_games() -> tuple:
+    return tuple(read_gravon(ARCHIVE, types={"ultimate lightning"}))
+
+
+def ul_breaks(rs: Ruleset) -> list[str]:
+    """The Ultimate Lightning games of the archive that do not replay under ``rs``."""
+    return [g.source for g in ul_games() if not replay(g, rs).ok]
+
+
+@needs_archive
+def test_every_ultimate_lightning_game_replays_and_its_result_fits() -> None:
+    games = ul_games()
+    assert len(games) == 51 and sum(len(g.rescues) for g in games) == 76
+    results: collections.Counter = collections.Counter()
+    for g in games:
+        r = replay(g)
+        assert r.ok, r.describe()
+        assert sum(1 for i in range(len(r.state.move_stack)) if r.state.rescue_at(i)) == len(g.rescues)
+        outcome = r.state.outcome()
+        if g.result_type in (0, 1):  # confirmed by the engine: the Flag taken, or the loser unable to move
+            assert outcome is not None and outcome.winner == g.winner
+        results[g.result_type, outcome.termination.value if outcome else None] += 1
+    assert results == {(1, "flag captured"): 31, (0, "no legal move"): 1, (3, None): 19}
+
+
+@needs_archive
+@pytest.mark.parametrize("change", [
+    dict(attacker_wins_ties=False),  # equal ranks both removed, as in classic
+    dict(one_time_bombs=False),  # a Bomb stays and kills its attacker
+    dict(rescues=1),  # one rescue a game
+    dict(chase_rule="square"),  # the classic chasing rule
+], ids=str)
+def test_each_ultimate_lightning_rule_is_needed(change: dict) -> None:
+    rs = GRAVON_ULTIMATE_LIGHTNING.replace(name="ul-test", **change)
+    assert ul_breaks(rs)
+
+
+@needs_archive
+@pytest.mark.parametrize("piece", ["Captain", "Scout", "Miner"])
+def test_the_ultimate_lightning_pieces_are_needed(piece: str) -> None:
+    """Captains that only step, a Scout that does not clear a Bomb, a Miner that survives one: each breaks games."""
+    classic = {"Captain": CAPTAIN, "Scout": SCOUT, "Miner": MINER}[piece]
+    army = tuple((classic if p.name == piece else p, n) for p, n in GRAVON_ULTIMATE_LIGHTNING.army)
+    assert ul_breaks(GRAVON_ULTIMATE_LIGHTNING.replace(name=f"ul-classic-{piece}", army=army))

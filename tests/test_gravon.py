@@ -24,6 +24,7 @@ from strategolab.gravon import (
     GravonError,
     GravonGame,
     decode_field,
+    dump_gravon,
     parse_gravon,
     read_gravon,
 )
@@ -79,7 +80,7 @@ def test_whole_archive_parses_with_the_known_counts(archive_games: list[GravonGa
                       "duell": 31}
     assert sum(len(g.moves) for g in archive_games) == 3_637_526
     assert all(g.players == ("Player 1", "Player 2") for g in archive_games)
-    assert sum(g.rescues for g in archive_games) == 76
+    assert sum(len(g.rescues) for g in archive_games) == 76
     assert {g.game_type for g in archive_games if g.rescues} == {"ultimate lightning"}
 
 
@@ -179,7 +180,7 @@ def test_a_small_game_reads_completely() -> None:
     assert [(square_name(a), square_name(b)) for a, b in game.moves] == [
         ("B4", "B5"), ("J7", "J6"), ("J10", "A10"), ("I9", "I10")]
     assert game.players == ("Ann", "Bob")
-    assert (game.result_type, game.winner, game.warnings, game.rescues) == (4, None, (), 0)
+    assert (game.result_type, game.winner, game.warnings, game.rescues) == (4, None, (), ())
     assert RESULT_TYPES[4] == game.result_text == "agreed draw"
     placements = game.placements
     assert len(placements) == 80
@@ -197,8 +198,33 @@ def test_missing_parts_have_defaults() -> None:
     game = parse_gravon(data)
     assert game.source == "<bytes>" and game.field is None and not game.has_setup
     assert game.players == ("", "") and game.result_type is None and game.winner is None
-    assert game.rescues == 1 and game.moves == ((parse_square("A4"), parse_square("A5")),)
+    assert game.rescues == ((0, parse_square("E4"), "Marshal"),)
+    assert game.moves == ((parse_square("A4"), parse_square("A5")),)
     assert game.result_text == ""
+
+
+@pytest.mark.parametrize(("move", "code", "piece"), [(1, "11", "Marshal"), (2, "10", "General"),
+                                                     (2, "22", "General"), (2, "13", "Bomb")])
+def test_rescues_name_the_move_square_and_piece(move: int, code: str, piece: str) -> None:
+    """rescuepiece numbers the kind as the field's letters do (B = 1 Bomb ... M = 12 Flag); some files number
+    Blue's pieces on (N = 13 ... Y = 24).  The piece is the mover's."""
+    moves = move_lines("B4 B5", "K7 K6")
+    tag = f'<rescue rescuefield="J5" rescuepiece="{code}"/>'
+    lines = moves.splitlines(keepends=True)
+    lines[move - 1] = lines[move - 1].replace("/>", f">{tag}</move>")
+    game = parse_gravon(game_xml("".join(lines), game_type="ultimate lightning"))
+    assert game.rescues == ((move - 1, parse_square("J5"), piece),)
+    assert any("column 'J' read as 'K' in the rescue" in w for w in game.warnings)
+    again = parse_gravon(dump_gravon(game))
+    assert again.rescues == game.rescues and again.moves == game.moves
+
+
+@pytest.mark.parametrize(("code", "move"), [("0", 1), ("25", 2), ("x", 1), ("13", 1)])
+def test_a_bad_rescue_piece_is_refused_where_it_stands(code: str, move: int) -> None:
+    lines = move_lines("B4 B5", "K7 K6").splitlines(keepends=True)
+    lines[move - 1] = lines[move - 1].replace("/>", f'><rescue rescuefield="E4" rescuepiece="{code}"/></move>')
+    err = error_of(game_xml("".join(lines), game_type="ultimate lightning"))
+    assert f"the rescue of move {move}" in str(err) and "rescuepiece" in str(err) and err.line is not None
 
 
 def test_j_column_is_read_as_k_with_a_warning() -> None:

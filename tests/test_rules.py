@@ -48,7 +48,7 @@ EXPECTED = {
                 two_square=3, scout_clause=True, chase="position", draw=200, run_attack=True),
     "original-1961": dict(size=(10, 10), lakes=CLASSIC_LAKES, army=CLASSIC_ARMY,
                           rows=({1, 2, 3, 4}, {7, 8, 9, 10}), two_square=None, scout_clause=False, chase=None,
-                          draw=200, run_attack=False),
+                          draw=None, run_attack=False),
     "barrage": dict(size=(10, 10), lakes=CLASSIC_LAKES,
                     army={"Marshal": 1, "General": 1, "Miner": 1, "Scout": 2, "Spy": 1, "Bomb": 1, "Flag": 1},
                     rows=({1, 2, 3, 4}, {7, 8, 9, 10}), two_square=3, scout_clause=False, chase="square",
@@ -435,6 +435,11 @@ def test_quiet_move_draw_at_exactly_the_limit(rs: Ruleset) -> None:
     state = cycling_position(rs)
     cycle = cycle_moves(rs)
     assert state.quiet_moves_left == limit
+    if limit is None:  # original-1961: the text has no draw rule, so 300 quiet moves end nothing
+        for i in range(300):
+            state.push_checked(cycle[i % len(cycle)])
+        assert state.outcome() is None and not state.draw_warning()
+        return
     warned_at = None
     for i in range(limit - 1):
         state.push_checked(cycle[i % len(cycle)])
@@ -569,18 +574,22 @@ def chase_start(rs: Ruleset, turn: int = RED) -> State:
 
 @params
 def test_chasing_rule_back_to_the_square_the_threat_started_from(rs: Ruleset) -> None:
+    """The square the chaser left to make its first threat was stood on before the chase ("during that
+    chase" counts from the threat on), so stepping back onto it is allowed; a square of the chase is not."""
     state = chase_start(rs)
     play(state, "E2-E3", "F3-F2")  # E3 threatens F3; the Blue piece evades to F2 (next to E2)
-    reason = state.illegal_reason(mv("E3-E2"))
-    if rs.chase_rule == "square":  # E2 is a square the chaser already stood on in this chase
+    assert state.illegal_reason(mv("E3-E2")) is None
+    play(state, "E3-E2", "F2-F3")  # a chasing move; the Blue piece evades back to F3 (next to E3)
+    reason = state.illegal_reason(mv("E2-E3"))
+    if rs.chase_rule == "square":  # E3 is a square the chaser already stood on in this chase
         assert reason is not None and "chasing rule" in reason
-        assert "E2" in reason and "F2" in reason and "E3" in reason
+        assert "E2" in reason and "F3" in reason and "E3" in reason
         with pytest.raises(IllegalMoveError, match="chasing rule"):
-            state.push_checked("E3-E2")
-        assert mv("E3-F3") in state.legal_moves  # a fresh square next to F2 is fine
+            state.push_checked("E2-E3")
+        assert mv("E2-F2") in state.legal_moves  # a fresh square next to F3 is fine
     else:  # ISF: stepping back to the square it came from; 1961 and pocket: no chasing rule
         assert reason is None
-        play(state, "E3-E2")
+        play(state, "E2-E3")
 
 
 @ten_by_ten
@@ -635,12 +644,15 @@ def test_more_squares_step_back_is_still_bound_by_the_two_square_rule() -> None:
     assert reason is not None and "two-square rule" in reason
 
 
-def test_a_battle_ends_the_chase() -> None:
+def test_an_evasion_by_capture_keeps_the_chase_going() -> None:
+    """An evading move may be an attack ("to move: to move plus attacking"): the chase goes on."""
     state = make("E2:rX F3:b3 F2:rS A1:rF A10:bF", CLASSIC)
     play(state, "E2-E3")  # threat on F3
     battle = state.push_checked("F3-F2")  # the Blue Miner evades by taking the Spy: a battle
     assert battle is not None and battle.result == W
-    assert state.illegal_reason(mv("E3-E2")) is None  # no chase any more
+    play(state, "E3-E2", "F2-F3")  # chasing the Miner on F2; it evades back to F3, next to E3
+    reason = state.illegal_reason(mv("E2-E3"))
+    assert reason is not None and "chasing rule" in reason and "E3" in reason
 
 
 def test_moving_another_piece_ends_the_chase() -> None:
@@ -651,9 +663,9 @@ def test_moving_another_piece_ends_the_chase() -> None:
 
 def test_blue_can_be_the_chaser() -> None:
     state = make("E9:bX F8:r3 A1:rF A10:bF", CLASSIC, turn=BLUE)
-    play(state, "E9-E8", "F8-F9")
-    reason = state.illegal_reason(mv("E8-E9"))
-    assert reason is not None and "chasing rule" in reason and "E9" in reason
+    play(state, "E9-E8", "F8-F9", "E8-E9", "F9-F8")
+    reason = state.illegal_reason(mv("E9-E8"))
+    assert reason is not None and "chasing rule" in reason and "E8" in reason
 
 
 # -- the end of the game ---------------------------------------------------------------------------------
@@ -712,7 +724,34 @@ def test_side_left_without_movable_pieces_loses_at_once(rs: Ruleset) -> None:
     battle = state.push_checked("B2-B3")  # Red's last movable piece dies on a Bomb/Mine
     assert battle.result == L
     assert state.turn == BLUE
+    if rs.no_movable_piece_loses:
+        assert state.outcome() == (Termination.NO_LEGAL_MOVE, BLUE)
+        return
+    # original-1961: that rule is a house rule (the text has none); Red loses when it has to move and cannot.
+    assert state.outcome() is None
+    state.push_checked(f"C{rs.height}-C{rs.height - 1}")
     assert state.outcome() == (Termination.NO_LEGAL_MOVE, BLUE)
+
+
+@params
+def test_a_position_set_up_without_movable_pieces_ends_as_the_docs_say(rs: Ruleset) -> None:
+    """A loaded position where Blue has only immovable pieces: Blue has lost, Red to move or not."""
+    b, x = blocker(rs), strongest(rs)
+    for turn in (RED, BLUE):
+        state = make(f"B2:r{x} A1:rF C{rs.height}:b{b} A{rs.height}:bF", rs, turn=turn)
+        expected = (Termination.NO_LEGAL_MOVE, RED) if rs.no_movable_piece_loses or turn == BLUE else None
+        assert state.outcome() == expected, turn
+
+
+def test_the_no_movable_piece_rule_can_be_switched_off() -> None:
+    rs = CLASSIC.replace(name="classic-no-house-rule", no_movable_piece_loses=False)
+    state = make("B2:rX B3:bB A1:rF C10:bX A10:bF", rs)
+    state.push_checked("B2-B3")  # Red's Marshal dies on the Bomb: Red can never move again
+    assert state.outcome() is None  # ...but the game goes on while Blue moves
+    state.push_checked("C10-C9")
+    assert state.outcome() == (Termination.NO_LEGAL_MOVE, BLUE)
+    with pytest.raises(TypeError, match="no_movable_piece_loses"):
+        CLASSIC.replace(name="bad", no_movable_piece_loses=1)
 
 
 def test_no_move_accepted_after_a_side_lost_its_last_movable_piece() -> None:

@@ -78,6 +78,27 @@ def test_pocket_setup_string() -> None:
     assert blue["F5"] == "Runner" and blue["E5"] == "Flag" and blue["E6"] == "Mine"
 
 
+@pytest.mark.parametrize("rows", [((5, 6), (1, 2)), ((1, 2), (5, 6))], ids=["blue-at-bottom", "red-at-bottom"])
+def test_every_side_reads_its_setup_from_its_own_seat(rows: tuple) -> None:
+    """Hidden Flag Play: "You control the blue army at the bottom" (and the bottom side moves first).  A
+    setup string is read front row first, left to right as its owner sees the board, on either seat."""
+    rs = POCKET.replace(name=f"pocket-{rows[0][0]}", setup_rows=rows, first_player=BLUE if rows[1] == (1, 2) else RED)
+    s = Setup.parse("1F5121/3M24M3", rs)
+    for player in (RED, BLUE):
+        placed = {square_name(sq): p.name for sq, p in s.placements(player).items()}
+        bottom = rs.sits_at_bottom(player)
+        front, back = (2, 1) if bottom else (5, 6)
+        left, right = ("A", "F") if bottom else ("F", "A")
+        assert placed[f"{left}{front}"] == "Runner" and placed[f"B{front}" if bottom else f"E{front}"] == "Flag"
+        assert placed[f"{right}{front}"] == "Runner" and placed[f"{right}{back}"] == "Guard"
+        assert placed[f"B{back}" if bottom else f"E{back}"] == "Mine"
+    state = State.new(s, s, rs)
+    bottom_player = BLUE if rows[1] == (1, 2) else RED
+    assert state.turn == bottom_player
+    assert state.piece_at(parse_square("B2")).type.name == "Flag"  # the bottom side's Flag on its front row
+    assert state.piece_at(parse_square("E5")).type.name == "Flag"  # the top side's, on its front row
+
+
 # -- what is wrong and where ---------------------------------------------------------------------------------
 
 
