@@ -513,7 +513,7 @@ class PlayWidget(w.VBox):
         self.replay_box.add_class("sl-replay-box")
 
         panel = w.VBox([_html("sl-title", "Play against the computer"), self.status, self.message, self.warning,
-                        self.settings, self.bot_row, self.setup_row, self.actions, self.confirm_row, self.beliefs,
+                        self.settings, self.setup_row, self.bot_row, self.actions, self.confirm_row, self.beliefs,
                         self.legend, self.trays, _html("sl-log-title", "<b>Moves and battles</b> (newest first)"),
                         self.log_view, files], layout=w.Layout(width="420px", min_width="420px"))
         panel.add_class("sl-panel")
