@@ -18,7 +18,7 @@ from strategolab.ai import (
     remaining_hidden,
     their_belief_table,
 )
-from strategolab.ai.evaluation import Model
+from strategolab.ai.evaluation import Model, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.players import RandomPlayer, play_game, selfplay
 from strategolab.setup_library import (
@@ -328,6 +328,20 @@ def test_a_revealed_marshal_keeps_away_from_a_piece_that_may_be_the_spy(seed: in
     state = make(f"{shown} {unseen} A1:rF B1:rB A2:rB E4:rX'! J1:r9 I1:r8 H1:r3 G1:r2", turn=RED)
     move = ComputerPlayer("hard", seed=seed).choose_move(state.view(RED))
     assert move not in (Move.parse("E4-E5"), Move.parse("E4-F4"))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hard_keeps_a_known_piece_from_walking_onto_its_flag(seed: int) -> None:
+    """Pocket: Blue's known Captain on A3 is two steps from Red's Flag on A1 (B1 is a Mine); only the
+    Commander stepping to B2 covers A2.  At the leaves a known piece next to our Flag counted as a threat we
+    could dodge like any other (the Flag cannot step away), so every other move scored only ~30 below B2,
+    an eighth of a win, and against random players the Flag was taken (pocket hard v random lost 1-3 in 100)."""
+    state = make("A1:rF B1:rM C2:r5' E3:r4' F1:r1 A3:b4'! E4:b2'! F6:bF E6:bM D6:b3 C6:b1", "pocket", turn=RED)
+    player = ComputerPlayer("hard", seed=seed)
+    move = player.choose_move(state.view(RED))
+    assert move == Move.parse("C2-B2"), str(player.last_reasoning)
+    best, *others = player.last_reasoning.candidates
+    assert all(c.score < best.score - win_value(POCKET) / 4 for c in others), str(player.last_reasoning)
 
 
 @pytest.mark.parametrize("level", ["medium", "hard"])

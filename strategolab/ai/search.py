@@ -9,7 +9,7 @@ from strategolab.board import STRIDE, Square
 from strategolab.state import KIND, OWNER, REVEALED, Move, Piece, State
 from strategolab.views import View
 
-from .evaluation import _DEFENDER_WINS, Model
+from .evaluation import _ATTACKER_WINS, _DEFENDER_WINS, Model
 
 _INF = float("inf")
 
@@ -336,10 +336,27 @@ class Search:
             return self.exposed(self.best_capture(score, options, False), score)
         value = self.best_capture(score, options, True)
         threats = self.threats()
+        if threats and self.flag_threatened(threats):
+            value = min(value, score - m.win / 2)
         if len(threats) > 1:
             # We can save one piece that a known enemy piece attacks, not two: the second is likely lost.
             value += m.THREAT * threats[1][0]
         return value
+
+    def flag_threatened(self, threats: list[tuple[float, Square, Square]]) -> bool:
+        """With us to move: does a known enemy piece attack our Flag that none of our neighbouring pieces can
+        take?  The Flag cannot step away like another threatened piece, so that threat is not one we save."""
+        m = self.m
+        board = self.board
+        mine = m.me << 5
+        for _, s, n in threats:
+            if n != m.flag_square:
+                continue
+            e = board[s] & KIND
+            if not any((c := board[x]) and c & OWNER == mine and m.mobile[c & KIND]
+                       and m.battle[c & KIND][e] == _ATTACKER_WINS for x in m.neighbours[s]):
+                return True
+        return False
 
     def exposed(self, value: float, score: float) -> float:
         """With the enemy to move: our Flag within its reach counts as half lost (it may not know it is the
