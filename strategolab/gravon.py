@@ -27,7 +27,7 @@ from xml.parsers import expat
 from xml.sax.saxutils import escape as xml_escape
 
 from strategolab import rules
-from strategolab.board import square, square_name
+from strategolab.board import Square, square, square_name
 from strategolab.errors import SHOWN_CHARS, RecordError, printable, shown
 from strategolab.files import atomic_output
 from strategolab.processes import worker_pool
@@ -270,12 +270,8 @@ class _Builder:
             where = attrs.pop(role, None)
             if where is None:
                 raise self.error(f"move {expected} has no {role} attribute (expected {_SQUARE_HELP})")
-            sq = _SQUARES.get(where)
-            if sq is None:
-                sq = _J_SQUARES.get(where)
-                if sq is None:
-                    raise self.error(f"move {expected}: {role} {shown(where)} is not a Gravon square "
-                                     f"(expected {_SQUARE_HELP})")
+            sq, read_j = self.gravon_square(where, f"move {expected}: {role}")
+            if read_j:
                 repaired.append(f"{role} {where}")
             ends.append(sq)
         if repaired:
@@ -284,6 +280,16 @@ class _Builder:
             self.warn(f"ignored attribute {shown(name)} of move {expected}")
         self.moves.append((ends[0], ends[1]))
 
+    def gravon_square(self, where: str, what: str) -> tuple[Square, bool]:
+        """The square a Gravon name gives, and whether it was read with the misused column 'J' for 'K'."""
+        sq = _SQUARES.get(where)
+        if sq is not None:
+            return sq, False
+        sq = _J_SQUARES.get(where)
+        if sq is None:
+            raise self.error(f"{what} {shown(where)} is not a Gravon square (expected {_SQUARE_HELP})")
+        return sq, True
+
     def rescue(self, attrs: dict[str, str]) -> None:
         """An Ultimate Lightning ``<rescue rescuefield=... rescuepiece=...>`` inside the move that made it."""
         if not self.moves:
@@ -291,12 +297,8 @@ class _Builder:
             return
         n = len(self.moves)
         where = attrs.get("rescuefield", "")
-        sq = _SQUARES.get(where)
-        if sq is None:
-            sq = _J_SQUARES.get(where)
-            if sq is None:
-                raise self.error(f"the rescue of move {n}: rescuefield {shown(where)} is not a Gravon square "
-                                 f"(expected {_SQUARE_HELP})")
+        sq, read_j = self.gravon_square(where, f"the rescue of move {n}: rescuefield")
+        if read_j:
             self.warn(f"column 'J' read as 'K' in the rescue of move {n} ({shown(where)})")
         code = attrs.get("rescuepiece", "")
         number = int(code) if code.isascii() and code.isdigit() and len(code) < 3 else 0

@@ -244,13 +244,18 @@ def guard_keys(*widgets: w.DOMWidget) -> None:
         widget.add_class(GUARD_CLASS)
 
 
-def keyboard_script() -> w.Output:
-    """An invisible output whose script installs the keyboard guard and the board cursor (once per page)."""
+def _script(js: str, css: str) -> w.Output:
+    """An invisible output holding a trusted ``<script>`` (JupyterLab and Voilà run it when it is shown)."""
     out = w.Output(layout=w.Layout(display="none"))
     out.outputs = ({"output_type": "display_data", "metadata": {},
-                    "data": {"text/html": f"<script>{KEYS_JS}</script>", "text/plain": ""}},)
-    out.add_class("sl-keys-script")
+                    "data": {"text/html": f"<script>{js}</script>", "text/plain": ""}},)
+    out.add_class(css)
     return out
+
+
+def keyboard_script() -> w.Output:
+    """An invisible output whose script installs the keyboard guard and the board cursor (once per page)."""
+    return _script(KEYS_JS, "sl-keys-script")
 
 
 def head() -> list[w.Widget]:
@@ -759,11 +764,7 @@ REPLAY_KEYS_JS = """
 
 def replay_keys_script() -> w.Output:
     """An invisible output whose script lets the arrow keys step through a replay (installed once per page)."""
-    out = w.Output(layout=w.Layout(display="none"))
-    out.outputs = ({"output_type": "display_data", "metadata": {},
-                    "data": {"text/html": f"<script>{REPLAY_KEYS_JS}</script>", "text/plain": ""}},)
-    out.add_class("sl-replay-keys-script")
-    return out
+    return _script(REPLAY_KEYS_JS, "sl-replay-keys-script")
 
 
 class ReplayWidget(w.VBox):

@@ -86,12 +86,17 @@ def test_scouts_may_not_rescue_and_one_piece_rescues_once() -> None:
     assert reason is not None and "already made a rescue" in reason
 
 
-def test_rescues_go_through_the_notation_and_back() -> None:
+def rescued_game() -> Game:
+    """A short game in which Red's Sergeant reaches the back row at E10 and rescues its Marshal onto C3."""
     state = rescue_start()
     play(state, "E9-E10")
     state.add_rescue(Rescue(parse_square("C3"), UL.piece_type("Marshal")))
     play(state, "J7-J6", "C3-C4")
-    game = Game.from_state(state)
+    return Game.from_state(state)
+
+
+def test_rescues_go_through_the_notation_and_back() -> None:
+    game = rescued_game()
     text = write_game(game)
     assert "E9-E10 +X@C3" in text
     assert read_game(text) == game
@@ -104,11 +109,7 @@ def test_rescues_go_through_the_notation_and_back() -> None:
 def test_the_replay_controller_steps_through_rescues() -> None:
     from strategolab.controllers import ReplayController
 
-    state = rescue_start()
-    play(state, "E9-E10")
-    state.add_rescue(Rescue(parse_square("C3"), UL.piece_type("Marshal")))
-    play(state, "J7-J6", "C3-C4")
-    game = Game.from_state(state)
+    game = rescued_game()
     replay = ReplayController(game)
     replay.goto(replay.length)
     assert replay._state == game.end().state() and replay._state.piece_at(parse_square("C4")) is not None
