@@ -48,7 +48,11 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+                  "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                  # Offline, as a classroom may be: any host but the test's server fails at once, so a page's
+                  # outside links (Voilà's template asks a CDN for an icon font) never wait on a network that
+                  # drops packets instead of refusing them.
+                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost"]
 ARTIFACTS = Path(os.environ.get("STRATEGOLAB_ARTIFACTS") or Path(tempfile.gettempdir()) / "strategolab-browser")
 KEEP_SCREENSHOTS = os.environ.get("STRATEGOLAB_SCREENSHOTS") == "1"
 TIMEOUT_MS = 120_000  # running a notebook's cells includes whole games played by the checks
@@ -248,7 +252,8 @@ def kept_on_failure(pg: Page, server: Server, name: str) -> Iterator[None]:
         yield
     except Exception as e:
         shot = keep(pg, server, name)
-        raise AssertionError(f"{e}\n(screenshot: {shot}; server log beside it)") from e
+        tail = "\n".join(server.log().splitlines()[-25:])  # CI keeps only the output: show the log's end here
+        raise AssertionError(f"{e}\n(screenshot: {shot}; server log beside it, ending:)\n{tail}") from e
     if KEEP_SCREENSHOTS:
         keep(pg, server, name)
 

@@ -29,9 +29,16 @@ def voila() -> Iterator[Voila]:
         yield server  # type: ignore[misc]
 
 
+def visit(pg: Page, voila: Voila, notebook: str) -> None:
+    """Open an app page. Voilà runs the cells while it sends the page, so the wait is for the page's end, with the
+    tests' long timeout, not for the browser's "load" (which also waits for every stylesheet and image)."""
+    pg.goto(voila.app_url(notebook), wait_until="commit")
+    pg.wait_for_load_state("domcontentloaded")
+
+
 def open_app(pg: Page, voila: Voila) -> str:
     """Open the play app and return the file its visitor saves to."""
-    pg.goto(voila.app_url("play.ipynb"))
+    visit(pg, voila, "play.ipynb")
     pg.wait_for_selector(".sl-play .sl-begin")
     return pg.input_value(".sl-play .sl-path input")
 
@@ -70,7 +77,7 @@ def test_the_app_deploys_plays_and_saves_the_visitors_own_file(browser: Browser,
 def test_the_rules_lesson_is_served_too(browser: Browser, voila: Voila) -> None:
     pg = new_page(browser)
     with kept_on_failure(pg, voila, "voila-lesson"):
-        pg.goto(voila.app_url("rules_lesson.ipynb"))
+        visit(pg, voila, "rules_lesson.ipynb")
         pg.wait_for_selector("body :text('Stratego')")
         assert "Traceback" not in pg.inner_text("body")
     pg.context.close()
