@@ -80,4 +80,9 @@ def test_the_rules_lesson_is_served_too(browser: Browser, voila: Voila) -> None:
         visit(pg, voila, "rules_lesson.ipynb")
         pg.wait_for_selector("body :text('Stratego')")
         assert "Traceback" not in pg.inner_text("body")
+        # The quiz answers in the app too: the Spy attacking the Marshal wins, and the battle is drawn.
+        pg.click(".widget-toggle-button:text-is('attacker wins')")
+        pg.click(".widget-button:text-is('Check')")
+        pg.wait_for_selector(":text('Right! Spy against Marshal: attacker wins.')")
+        pg.wait_for_selector("img.widget-image", state="visible")
     pg.context.close()
