@@ -14,19 +14,13 @@ from strategolab.views import View
 
 # -- what the public history tells about each piece ------------------------------------------------------
 
-# A hidden piece beside one the enemy offered to our known piece: the types that would then strike our piece
-# keep full weight, the others this share (a likelihood ratio of 4 for the trap), for at most two such events.
-GUARD_OTHERS = 0.25
-GUARD_EVENTS = 2
-
 
 @dataclass
 class History:
     """What the public move list says about the pieces now on the board (keyed by their current square)."""
 
     origin: dict[Square, Square]  # where each piece started the game
-    # enemy piece -> ("approach" | "flee" | "stay" | "guard", our type)
-    events: dict[Square, list[tuple[str, PieceType]]]
+    events: dict[Square, list[tuple[str, PieceType]]]  # enemy piece -> ("approach" | "flee" | "stay", our type)
 
 
 def read_history(view: View) -> History:
@@ -34,9 +28,7 @@ def read_history(view: View) -> History:
 
     Works backwards through the moves and battles (all public) to find where each piece started, then
     forwards to see enemy pieces step next to our pieces that they knew (revealed ones), run from them, or
-    stay when one of them came next to them.  A piece offered that way (it stepped up or stayed) makes the
-    hidden enemy pieces beside it suspects of a trap: they "guard" it, ready to strike our piece once it
-    takes the bait (the Spy waiting beside a piece offered to a known Marshal).
+    stay when one of them came next to them.
     """
     me = view.player
     geo = view.geometry
@@ -89,7 +81,6 @@ def read_history(view: View) -> History:
     for i, (f, t) in enumerate(moves):
         mover = board[f]
         b = battles.get(i)
-        offered: list[tuple[Square, PieceType]] = []  # enemy pieces left or put beside our known piece
         if owner[mover] != me:
             if b is None:
                 if pending is not None:
@@ -100,19 +91,12 @@ def read_history(view: View) -> History:
                                 events.setdefault(uid, []).append(("flee", threat))
                         elif board.get(usq) == uid and any(n not in board for n in nbrs[usq]):
                             events.setdefault(uid, []).append(("stay", threat))
-                            offered.append((usq, threat))
                 for n in nbrs[t]:
                     o = board.get(n)
                     if o is not None and owner[o] == me and o in revealed and n not in nbrs[f] and n != f:
                         events.setdefault(mover, []).append(("approach", kind[o]))  # type: ignore[arg-type]
-                        offered.append((t, kind[o]))  # type: ignore[arg-type]
             pending = None
         _replay(board, revealed, f, t, b)
-        for xsq, ours in offered:
-            for n in nbrs[xsq]:
-                y = board.get(n)
-                if y is not None and owner[y] != me and y not in revealed and y != board.get(xsq):
-                    events.setdefault(y, []).append(("guard", ours))
         if owner[mover] == me:
             pending = None
             k = kind[mover]
@@ -236,9 +220,6 @@ def _likelihood(kind: PieceType, events: list[tuple[str, PieceType]]) -> float:
             out *= 1.0 if resolve_battle(ours, kind) == BattleResult.ATTACKER_WINS else 0.4
         elif what == "stay":  # it could have run but did not: it is safe from our piece (or bluffs)
             out *= 1.0 if resolve_battle(ours, kind) != BattleResult.ATTACKER_WINS else 0.6
-        elif what == "guard" and seen[what] <= GUARD_EVENTS:  # beside a piece offered to ours: a trap?
-            beats = kind.movable and resolve_battle(kind, ours) == BattleResult.ATTACKER_WINS
-            out *= 1.0 if beats else GUARD_OTHERS
     return out
 
 

@@ -129,9 +129,6 @@ class Model:
     CHEAP = 0.2  # a piece worth at most this share of its side's best piece is sent to find the Flag freely
     BOMB_EXTRA = 0.5  # a dear piece lost on a Bomb counts this much more of its value
     TOP_INFO = 0.3  # the share of its value the strongest piece loses by being revealed where a Spy hunts it
-    # An unseen piece that strikes our known strongest piece is its hunter (the Spy) at least this often: the
-    # enemy puts its Spy where our Marshal goes, so the setup statistics' few per cent are too hopeful.
-    WARY = 0.25
     FLAG_SHARE = 0.15  # what a dearer piece counts the hope of finding the Flag at, as a share of a win
     COVER = 40.0  # our movable piece next to our Flag
     GUARD_FROM, GUARD_SPAN = 10, 15  # guarding grows from armies of 10 movable pieces to full at 25 and more
@@ -172,9 +169,6 @@ class Model:
         strongest = max((k for k in kinds if k.movable), key=lambda k: k.strength)
         hunted = strongest if any(strongest.name in k.beats_when_attacking for k in kinds if k.movable
                                   and k is not strongest) else None
-        self.hunted = kinds.index(hunted) + 1 if hunted is not None else 0  # kind code, 0: none
-        self.hunters = frozenset(i + 1 for i, k in enumerate(kinds) if hunted is not None and k.movable
-                                 and hunted.name in k.beats_when_attacking)
         # Only in a big army, where the strongest piece can wait for its moment (in barrage it must act).
         top_info = 0.15 + (self.TOP_INFO - 0.15) * self._army_weight()
         for side, v in self.values.items():

@@ -83,23 +83,12 @@ class Search:
             total += p * d
         return total
 
-    def movers(self, f: Square, t: Square) -> Pairs:
-        """The types the hidden enemy piece on ``f`` may be when it attacks our piece on ``t`` (immobile types
-        dropped).  Against our known strongest piece its hunters (the Spy) count at least :attr:`Model.WARY`."""
-        m = self.m
-        mobile = m.mobile
+    def movers(self, f: Square) -> Pairs:
+        """The types the hidden enemy piece on ``f`` may be, given that it moves (immobile types dropped)."""
+        mobile = self.m.mobile
         row = [(k, p) for k, p in self.unknown[f] if mobile[k]]
         total = sum(p for _, p in row)
-        if total <= 0:
-            return [(self.board[f] & KIND, 1.0)]
-        row = [(k, p / total) for k, p in row]
-        target = self.board[t]
-        if m.hunted and target & KIND == m.hunted and target & REVEALED and target & OWNER == m.me << 5:
-            h = sum(p for k, p in row if k in m.hunters)
-            if 0 < h < m.WARY:
-                up, down = m.WARY / h, (1 - m.WARY) / (1 - h)
-                row = [(k, p * (up if k in m.hunters else down)) for k, p in row]
-        return row
+        return [(k, p / total) for k, p in row] if total > 0 else [(self.board[f] & KIND, 1.0)]
 
     def typed_attack(self, move: Move, score: float, last_to: Square) -> list[tuple[float, float]]:
         """An attack by an enemy piece we have not seen, as the last move searched: the value after it for
@@ -108,7 +97,7 @@ class Search:
         board = self.board
         code = board[f]
         out = []
-        for k, p in self.movers(f, t):
+        for k, p in self.movers(f):
             board[f] = (code & ~KIND) | k
             d, final = self.m.delta(board, f, t)
             out.append((p, final if final is not None else self.play(move, 0, -_INF, _INF, score + d, last_to)))
@@ -405,7 +394,7 @@ class Search:
                 # An enemy piece we have not seen takes our piece if it can: over the types it may be.
                 code = board[f]
                 outcome = 0.0
-                for k, p in self.movers(f, t):
+                for k, p in self.movers(f):
                     board[f] = (code & ~KIND) | k
                     d, final = delta(board, f, t)
                     outcome += p * min(score + d if final is None else final, score)
