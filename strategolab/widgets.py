@@ -29,6 +29,7 @@ from strategolab.controllers import (
     PLAY_RULESETS,
     SETUP,
     Cell,
+    Pending,
     PlayController,
     ReplayController,
     piece_icon,
@@ -314,6 +315,24 @@ def _message(text: str, kind: str) -> str:
     return f'<span class="sl-msg-{kind}">{html.escape(text)}</span>' if text else ""
 
 
+class ConfirmRow(w.HBox):
+    """The controller's pending question with Yes and No (hidden while nothing is pending)."""
+
+    def __init__(self, answer: Callable[[bool], None]) -> None:
+        self.question = _html("sl-confirm-text")
+        self.yes = _button("Yes", "sl-confirm-yes", style="danger")
+        self.no = _button("No", "sl-confirm-no")
+        self.yes.on_click(lambda _: answer(True))
+        self.no.on_click(lambda _: answer(False))
+        super().__init__([self.question, self.yes, self.no])
+        self.add_class("sl-confirm")
+
+    def ask(self, pending: Pending | None) -> None:
+        """Show ``pending``'s question, or hide the row."""
+        _show(self, pending is not None)
+        self.question.value = f"<b>{html.escape(pending.question)}</b>" if pending else ""
+
+
 class BoardView(w.GridBox):
     """The board: one native button per square, with coordinates; the owner's side at the bottom."""
 
@@ -505,13 +524,7 @@ class PlayWidget(w.VBox):
         files = w.HBox([self.path, self.save, self.restore, self.export])
         files.add_class("sl-files")
 
-        self.question = _html("sl-confirm-text")
-        self.yes = _button("Yes", "sl-confirm-yes", style="danger")
-        self.no = _button("No", "sl-confirm-no")
-        self.yes.on_click(lambda _: self._answer(True))
-        self.no.on_click(lambda _: self._answer(False))
-        self.confirm_row = w.HBox([self.question, self.yes, self.no])
-        self.confirm_row.add_class("sl-confirm")
+        self.confirm_row = ConfirmRow(self._answer)
         self.record = w.Textarea(layout=w.Layout(width="100%", height="160px"))
         self.record.add_class("sl-export-text")
         self.replay_box = w.VBox()
@@ -653,9 +666,7 @@ class PlayWidget(w.VBox):
             self._show_beliefs(c.show_beliefs and playing)
             self._show_trays()
             self._show_log()
-            pending = c.pending
-            _show(self.confirm_row, pending is not None)
-            self.question.value = f"<b>{html.escape(pending.question)}</b>" if pending else ""
+            self.confirm_row.ask(c.pending)
             self.save.disabled = self.export.disabled = c.state is None
             if self._exported != (c.state, len(c.log), c.phase):  # an export of an earlier position: away
                 _show(self.record, False)
@@ -862,13 +873,7 @@ class ReplayWidget(w.VBox):
         self.save_path.add_class("sl-save-path")
         self.save = _button("Save record", "sl-save")
         self.save.on_click(lambda _: self._save())
-        self.question = _html("sl-confirm-text")
-        self.yes = _button("Yes", "sl-confirm-yes", style="danger")
-        self.no = _button("No", "sl-confirm-no")
-        self.yes.on_click(lambda _: self._answer(True))
-        self.no.on_click(lambda _: self._answer(False))
-        self.confirm_row = w.HBox([self.question, self.yes, self.no])
-        self.confirm_row.add_class("sl-confirm")
+        self.confirm_row = ConfirmRow(self._answer)
         self.message = _html("sl-message")
         panel = w.VBox([self.info, self.comment_view, self.variations,
                         _html("sl-moves-title", "<b>Moves</b>"), self.moves,
@@ -970,9 +975,7 @@ class ReplayWidget(w.VBox):
         self._refreshing = True
         try:
             self.message.value = _message(c.message, c.message_kind)
-            pending = c.pending
-            _show(self.confirm_row, pending is not None)
-            self.question.value = f"<b>{html.escape(pending.question)}</b>" if pending else ""
+            self.confirm_row.ask(c.pending)
             has_game = bool(c.line)
             for widget in (self.first, self.prev, self.next, self.last, self.slider, self.autoplay, self.keep,
                            self.save, self.comment, self.mark):

@@ -156,16 +156,16 @@ def test_new_game_and_restore_ask_in_the_widget(tmp_path: Path) -> None:
     pw.save.click()
     assert "Saved" in pw.message.value and (tmp_path / "m.sgn").exists()
     pw.new_game.click()
-    assert visible(pw.confirm_row) and "Abandon" in pw.question.value and c.phase == PLAY
-    pw.no.click()
+    assert visible(pw.confirm_row) and "Abandon" in pw.confirm_row.question.value and c.phase == PLAY
+    pw.confirm_row.no.click()
     assert not visible(pw.confirm_row) and c.phase == PLAY
     pw.new_game.click()
-    pw.yes.click()
+    pw.confirm_row.yes.click()
     assert c.phase == SETUP and not visible(pw.confirm_row) and not pw.ruleset.disabled
     pw.begin.click()
     pw.restore.click()
-    assert visible(pw.confirm_row) and "Replace it" in pw.question.value
-    pw.yes.click()
+    assert visible(pw.confirm_row) and "Replace it" in pw.confirm_row.question.value
+    pw.confirm_row.yes.click()
     assert "Restored" in pw.message.value and c.phase == PLAY and not visible(pw.confirm_row)
 
 
@@ -354,11 +354,12 @@ def test_replay_a_save_that_would_overwrite_asks(tmp_path: Path, game: sl.Game) 
     rw.comment.value = "About the start."
     rw.save_path.value = str(target)
     rw.save.click()
-    assert visible(rw.confirm_row) and "already exists" in rw.question.value and target.read_text() == "precious"
-    rw.no.click()
+    assert visible(rw.confirm_row) and "already exists" in rw.confirm_row.question.value
+    assert target.read_text() == "precious"
+    rw.confirm_row.no.click()
     assert not visible(rw.confirm_row) and target.read_text() == "precious"
     rw.save.click()
-    rw.yes.click()
+    rw.confirm_row.yes.click()
     assert not visible(rw.confirm_row) and sl.read_game(target).comment == "About the start."
 
 
@@ -436,7 +437,7 @@ def test_take_back_hint_resign_and_trays_in_the_widget() -> None:
     pw.take_back.click()
     assert c.state == before and "Took back" in pw.message.value and pw.take_back.disabled
     pw.resign.click()
-    assert visible(pw.confirm_row) and "Resign" in pw.question.value and c.phase == PLAY
-    pw.yes.click()
+    assert visible(pw.confirm_row) and "Resign" in pw.confirm_row.question.value and c.phase == PLAY
+    pw.confirm_row.yes.click()
     assert c.phase == OVER and "you resigned" in pw.status.value and visible(pw.replay_button)
     assert not visible(pw.beliefs) and not visible(pw.hint) and not visible(pw.resign)
