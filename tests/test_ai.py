@@ -21,6 +21,7 @@ from strategolab.ai import (
 from strategolab.ai.evaluation import Model, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.players import RandomPlayer, play_game, selfplay
+from strategolab.rules import UCC
 from strategolab.setup_library import (
     choose_setup,
     describe,
@@ -314,6 +315,23 @@ def test_a_dear_piece_does_not_probe_unmoved_pieces(seed: int) -> None:
     move = player.choose_move(state.view(RED))
     assert move != Move.parse("E8-E9")
     assert all(c.score < 0 for c in player.last_reasoning.candidates if c.move == Move.parse("E8-E9"))
+
+
+def test_without_a_draw_rule_a_long_quiet_stretch_still_presses_for_battle() -> None:
+    """Under ``ucc`` (no quiet-move draw) nothing pressed the computer to attack: ahead against a bot that
+    only shuffled (hunter, asmodeus), it shuffled too until the manager's 5,000-turn limit drew.  After a
+    long quiet stretch it now presses as if classic's 200-move rule applied."""
+    back = ("A9:b4 B9:b5 C9:b6 D9:bB E9:b4 F9:b5 G9:b6 H9:b7 I9:b8 J9:b3 A10:b8 B10:bB C10:b8 D10:b3 E10:bF "
+            "F10:bB G10:b7 H10:b6 I10:b2 J10:b2")
+    spec = f"A1:rF B1:rB A2:rB E8:r2 D4:rX F4:r9 J1:r2 I1:r3 C2:r8 {back} A7:b2' C7:b3'"
+    calm = make(spec, UCC, turn=RED)
+    player = ComputerPlayer("hard", seed=2)
+    assert not calm.board[player.choose_move(calm.view(RED)).to_square], str(player.last_reasoning)
+    for seed in range(3):
+        late = make(spec, UCC, turn=RED)
+        late.quiet = 300
+        player = ComputerPlayer("hard", seed=seed)
+        assert late.board[player.choose_move(late.view(RED)).to_square], str(player.last_reasoning)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -151,16 +151,23 @@ def _check_view(view: object) -> None:
                         f"{type(view).__name__}")
 
 
+_PACE = 200  # quiet moves after which the computer presses for a battle in a rule set without a draw limit
+
+
 def _adjustments(view: View, model: Model) -> Callable[[Move], float]:
     """Root-only corrections the shallow search cannot see: do not shuffle back and forth, press for a
-    battle as the quiet-move draw nears while ahead, and do not show an unmoved piece is no Bomb for nothing."""
+    battle as the quiet-move draw nears (or nothing has happened for long where no rule draws) while ahead,
+    and do not show an unmoved piece is no Bomb for nothing."""
     mine = [m for i, m in enumerate(view.move_stack) if (len(view.move_stack) - i) % 2 == 0][-6:]
     last = mine[-1] if mine else None
     recent = {m.from_square for m in mine}
+    # Without a quiet-move draw (ucc, gravon-classic, original-1961) a game nobody presses never ends, which is
+    # a draw too (a manager's turn limit): press as if classic's 200 moves applied, harder and harder after.
     limit = view.ruleset.draw_limit
+    pace = limit if limit is not None else _PACE
     urgency = 0.0
-    if limit is not None and view.quiet > limit // 3:
-        x = (view.quiet - limit // 3) / (limit - limit // 3)
+    if view.quiet > pace // 3:
+        x = min(3.0, (view.quiet - pace // 3) / (pace - pace // 3))
         urgency = 80.0 * x * x * (1.0 if model.material > 30 else 0.3)
     board = view.board
 
