@@ -481,6 +481,14 @@ def cmd_ucc_bot(args: argparse.Namespace) -> int:
         player = make_player(args.level, args.seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    if args.memory is not None:
+        from strategolab.ai import ComputerPlayer, RememberingPlayer
+
+        if not isinstance(player, ComputerPlayer):
+            raise UsageError(f"--memory needs a computer level ({', '.join(_levels())}), not {args.level!r}")
+        if os.path.exists(args.memory) and not os.path.isdir(args.memory):
+            raise UsageError(f"--memory {args.memory}: not a folder")
+        player = RememberingPlayer(args.memory, args.level, args.seed)
     try:
         return serve(player, sys.stdin, sys.stdout, args.seed)
     except UccError as e:
@@ -605,12 +613,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "and its moves also keep classic's two-square and chasing rules. The manager runs a program "
                     "without arguments: wrap the command in a script (see docs/engines.md).",
         epilog=f"levels: random, {', '.join(_levels())}\n\nexample script for the manager:\n"
-               "  #!/bin/sh\n  exec strategolab ucc-bot --level hard\n\n"
+               "  #!/bin/sh\n  exec strategolab ucc-bot --level hard --memory ~/.strategolab-memory\n\n"
                "exit codes:\n  0  the game ended (QUIT) or the manager closed the pipe\n"
                "  1  the manager's lines contradict the game so far (the reason is on stderr)\n"
                "  2  the command line was wrong")
     p.add_argument("--level", default="hard", help="the player: random or a computer level (default hard)")
     p.add_argument("--seed", type=int, default=0, help="seed of its setup and moves (default 0)")
+    p.add_argument("--memory", metavar="DIR", help="remember what each opponent's setups showed, game after "
+                   "game, in folder DIR (made if absent), and expect the next setup to resemble them")
     p.set_defaults(run=cmd_ucc_bot)
     return parser
 

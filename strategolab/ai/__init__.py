@@ -41,7 +41,8 @@ from .beliefs import (
 from .evaluation import WIN, piece_values, win_value
 from .explanation import Candidate, Reasoning
 from .levels import LEVELS, Level
-from .player import ComputerPlayer
+from .memory import SetupMemory, shown_setup
+from .player import ComputerPlayer, RememberingPlayer
 
 __all__ = [
     "LEVELS",
@@ -51,12 +52,15 @@ __all__ = [
     "History",
     "Level",
     "Reasoning",
+    "RememberingPlayer",
+    "SetupMemory",
     "balance",
     "belief_table",
     "piece_values",
     "read_history",
     "remaining_hidden",
     "sample_identities",
+    "shown_setup",
     "their_belief_table",
     "win_value",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from strategolab.board import STRIDE, Square, geometry
 from strategolab.rules import BattleResult, PieceType, resolve_battle
@@ -21,6 +21,8 @@ class History:
 
     origin: dict[Square, Square]  # where each piece started the game
     events: dict[Square, list[tuple[str, PieceType]]]  # enemy piece -> ("approach" | "flee" | "stay", our type)
+    # enemy pieces whose type the game has shown (on the board or in the battle that took them): start -> type
+    shown: dict[Square, PieceType] = field(default_factory=dict)
 
 
 def read_history(view: View) -> History:
@@ -71,9 +73,10 @@ def read_history(view: View) -> History:
             cur[f] = bury(b.attacker)
             cur[t] = bury(b.defender)
     origin = {pid: sq for sq, pid in cur.items() if pid < 1 << 16}
+    starts = {sq: k for sq, pid in cur.items() if owner[pid] != me and (k := kind[pid]) is not None}
     events: dict[Square, list[tuple[str, PieceType]]] = {}
     if not moves:
-        return History(origin, events)
+        return History(origin, events, starts)
     board = dict(cur)
     # Revealed from the start (a lesson position): revealed now, and no battle or run explains it.
     revealed = {pid for pid in cur.values() if pid < 1 << 16 and pid not in shown and view.is_revealed(pid)}
@@ -104,7 +107,7 @@ def read_history(view: View) -> History:
                 threatened = [(n, board[n]) for n in nbrs[t] if n in board and owner[board[n]] != me]
                 if threatened:
                     pending = (k, t, threatened)
-    return History(origin, {pid: ev for pid, ev in events.items() if pid < 1 << 16})
+    return History(origin, {pid: ev for pid, ev in events.items() if pid < 1 << 16}, starts)
 
 
 def _replay(board: dict[Square, int], revealed: set[int], f: Square, t: Square, battle: Battle | None) -> None:
@@ -144,18 +147,20 @@ def remaining_hidden(view: View) -> list[int]:
 
 
 def belief_table(view: View, priors: bool = True, soft_evidence: bool = True,
-                 history: History | None = None) -> tuple[list[Square], list[list[float]]]:
+                 history: History | None = None, weights: Sequence[Sequence[float]] | None = None,
+                 ) -> tuple[list[Square], list[list[float]]]:
     """The unknown enemy squares and, per square, a probability per piece type (``ruleset.piece_types`` order).
 
     Rows sum to 1; columns sum to :func:`remaining_hidden` (scaled, in a lesson position that does not hold
-    a full army).  See the module docstring for the evidence used.
+    a full army).  See the module docstring for the evidence used.  ``weights`` replaces the priors from real
+    setups (:func:`~strategolab.setup_library.placement_weights`, same shape), e.g. by an opponent's memory.
     """
     squares = view.unknown_squares()
     if not squares:
         return squares, []
     hist = history if history is not None else read_history(view)
     return squares, _infer(view, 1 - view.player, squares, remaining_hidden(view), hist, priors,
-                           hist.events if soft_evidence else {})
+                           hist.events if soft_evidence else {}, weights)
 
 
 def their_belief_table(view: View, history: History | None = None) -> tuple[list[Square], list[list[float]]]:
@@ -178,12 +183,13 @@ def their_belief_table(view: View, history: History | None = None) -> tuple[list
 
 
 def _infer(view: View, side: int, squares: list[Square], left: list[int], hist: History, priors: bool,
-           events: dict[Square, list[tuple[str, PieceType]]]) -> list[list[float]]:
+           events: dict[Square, list[tuple[str, PieceType]]],
+           weights: Sequence[Sequence[float]] | None = None) -> list[list[float]]:
     """Beliefs about ``side``'s pieces on ``squares``, balanced against ``left`` pieces of each type."""
     rs = view.ruleset
     kinds = rs.piece_types
     n = len(kinds)
-    weights = placement_weights(rs) if priors else None
+    weights = (weights if weights is not None else placement_weights(rs)) if priors else None
     setup_index = {sq: i for i, sq in enumerate(geometry(rs).setup_squares[side])}
     movable = [k.movable for k in kinds]
     moved = [view.has_moved(s) for s in squares]

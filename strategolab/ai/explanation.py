@@ -35,6 +35,7 @@ class Reasoning:
     worlds: int
     nodes: int
     flag_guesses: list[tuple[Square, float]] = field(default_factory=list)  # likeliest enemy Flag squares
+    memory: str = ""  # what past games against this opponent it draws on (RememberingPlayer), in words
 
     def __str__(self) -> str:
         guesses = "guess" if self.worlds == 1 else "guesses"
@@ -46,6 +47,8 @@ class Reasoning:
         if self.flag_guesses:
             lines.append("  enemy Flag likeliest on " + ", ".join(
                 f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))
+        if self.memory:
+            lines.append(f"  {self.memory}")
         return "\n".join(lines)
 
 

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 
 from strategolab.board import Square
 from strategolab.rules import PLAYER_NAMES, Ruleset, get_ruleset
 from strategolab.setup_library import choose_setup as _library_setup
+from strategolab.setup_library import placement_weights
 from strategolab.setups import Setup
 from strategolab.state import KIND, Move, Piece
 from strategolab.views import View
 
-from .beliefs import belief_table, read_history, remaining_hidden, sample_identities, their_belief_table
+from .beliefs import History, belief_table, read_history, remaining_hidden, sample_identities, their_belief_table
 from .evaluation import _DEFENDER_WINS, Model
 from .explanation import Candidate, Reasoning, describe_move
 from .levels import LEVELS, Level
+from .memory import SetupMemory, mixture, shown_setup
 from .search import Search, base_world, world
 
 
@@ -58,7 +61,9 @@ class ComputerPlayer:
         has hidden.  The evidence used depends on the level (see :class:`Level`).
         """
         _check_view(view)
-        squares, table = belief_table(view, self.level.priors, self.level.soft_evidence)
+        hist = read_history(view)
+        squares, table = belief_table(view, self.level.priors, self.level.soft_evidence, hist,
+                                      self._prior(view, hist))
         names = [k.name for k in view.ruleset.piece_types]
         return {s: dict(zip(names, row, strict=True)) for s, row in zip(squares, table, strict=True)}
 
@@ -79,7 +84,7 @@ class ComputerPlayer:
         rng = self._rng(view)
         level = self.level
         hist = read_history(view)
-        squares, table = belief_table(view, level.priors, level.soft_evidence, hist)
+        squares, table = belief_table(view, level.priors, level.soft_evidence, hist, self._prior(view, hist))
         theirs = dict(zip(*their_belief_table(view, hist), strict=True)) if level.opponent_model else None
         model = Model(view, squares, table, level.guard)
         kinds = view.ruleset.piece_types
@@ -111,8 +116,15 @@ class ComputerPlayer:
         guesses = sorted(((s, row[flag_index]) for s, row in zip(squares, table, strict=True)),
                          key=lambda x: -x[1])[:3] if flag_index is not None else []
         self.last_reasoning = Reasoning(view.player, level.name, choice, cands[:5], len(worlds),
-                                        sum(s.nodes for s in searches), guesses)
+                                        sum(s.nodes for s in searches), guesses, self._recall())
         return choice
+
+    def _prior(self, view: View, history: History) -> list[list[float]] | None:
+        """Priors that replace real players' statistics (None: those); :class:`RememberingPlayer` has some."""
+        return None
+
+    def _recall(self) -> str:
+        return ""
 
     def _evaluate(self, move: Move, searches: list[Search], roots: list[float],
                   beliefs: dict[Square, list[float]], view: View, depth: int) -> float:
@@ -143,6 +155,59 @@ class ComputerPlayer:
                 mass += p
             return total / mass
         return sum(s.value(move, depth, r, -1) for s, r in zip(searches, roots, strict=True)) / len(searches)
+
+
+class RememberingPlayer(ComputerPlayer):
+    """A computer player that remembers what each opponent's setups showed, game after game
+    (:class:`SetupMemory`), and expects the next setup to resemble them.
+
+    It learns only what its views showed (the types battles and Scout runs revealed, and where those pieces
+    started), so two games that differ in unseen identities still lead to the same choice.  Like a program
+    it keeps one game at a time: the drivers tell it its opponent's name with ``start_game``; without one
+    (or at a level without priors) it plays as :class:`ComputerPlayer` does.
+    """
+
+    def __init__(self, memory: SetupMemory | str | os.PathLike[str], level: str | Level = "hard", seed: int = 0,
+                 name: str | None = None) -> None:
+        super().__init__(level, seed, name)
+        self.memory = memory if isinstance(memory, SetupMemory) else SetupMemory(memory)
+        self.opponent: str | None = None
+        self.game: str | None = None
+        self._past: list[dict[int, int]] | None = None
+        self._kept: dict[int, str] = {}
+
+    def __repr__(self) -> str:
+        return f"RememberingPlayer({self.memory!r}, {self.level.name!r}, seed={self.seed})"
+
+    def start_game(self, side: int, opponent: str = "opponent") -> None:
+        """A new game against ``opponent``: its setups so far are read when the first move is due."""
+        self.opponent, self.game, self._past, self._kept = opponent, self.memory.new_game(), None, {}
+
+    def end_game(self, outcome: object = None) -> None:
+        """Nothing is left to save: each move's view was kept as it came."""
+        self.game = None
+
+    def _prior(self, view: View, history: History) -> list[list[float]] | None:
+        if self.opponent is None or self.game is None or not self.level.priors:
+            return None
+        rs = view.ruleset
+        if self._past is None:
+            self._past = self.memory.games(self.opponent, rs, exclude=self.game)
+        shown = shown_setup(view, history)
+        names = {i: k.name for i, k in shown.items()}
+        if names != self._kept:
+            self.memory.record(self.opponent, rs, self.game, shown)
+            self._kept = names
+        if not self._past:
+            return None
+        index = {k.name: j for j, k in enumerate(rs.piece_types)}
+        return mixture(placement_weights(rs), self._past, {i: index[k.name] for i, k in shown.items()})
+
+    def _recall(self) -> str:
+        if not self._past:
+            return ""
+        n = len(self._past)
+        return f"expects a setup like the {n} {'setup' if n == 1 else 'setups'} of {self.opponent} it remembers"
 
 
 def _check_view(view: object) -> None:
