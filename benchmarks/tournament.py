@@ -2,7 +2,7 @@
 
     python benchmarks/tournament.py [--games 60] [--ruleset classic] [--processes 2] [--seed 2026]
     python benchmarks/tournament.py --games 100 --level hard --level medium \\
-        --bot peternlewis=/tmp/spar/bin/peternlewis --bot celsius=/tmp/spar/bin/celsius
+        --bot peternlewis=/tmp/spar/bin/peternlewis --bot celsius=/tmp/spar/bin/celsius [--memory DIR]
 
 Without ``--bot``: each level against the random player and against each other level, then the targets of
 issue 5 are checked (medium and hard win at least 99% against random; each level beats the one below in at
@@ -63,18 +63,21 @@ def pairings() -> list[tuple[str, str]]:
     return out
 
 
-def player(name: str, seed: int, bots: dict[str, str], timeout: float) -> Player:
-    """A kit player by name, or the bot of that name running its command."""
+def player(name: str, seed: int, bots: dict[str, str], timeout: float, memory: str | None = None) -> Player:
+    """A kit player by name (remembering its opponents' setups in ``memory``/LEVEL if given), or the bot of
+    that name running its command."""
     if name in bots:
         return UccEngine(bots[name], timeout=timeout, name=name)
+    if memory is not None and name in LEVELS:
+        return ai.RememberingPlayer(os.path.join(memory, name), name, seed)
     return make_player(name, seed)
 
 
-def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float]) -> Result:
+def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float, str | None]) -> Result:
     """Play game ``index`` of a pairing; the first-named player is Red in even games, Blue in odd ones."""
-    (a, b), index, ruleset, seed, max_plies, bots, timeout = task
+    (a, b), index, ruleset, seed, max_plies, bots, timeout, memory = task
     s = game_seed(seed, hash_pairing((a, b)) * 100_000 + index)
-    first, second = player(a, s, bots, timeout), player(b, s + 1, bots, timeout)
+    first, second = player(a, s, bots, timeout, memory), player(b, s + 1, bots, timeout, memory)
     red, blue = (first, second) if index % 2 == 0 else (second, first)
     name = {RED: a if index % 2 == 0 else b, BLUE: b if index % 2 == 0 else a}
     times: dict[str, list[float]] = defaultdict(list)
@@ -142,6 +145,9 @@ def main() -> None:
                         help=f"kit player(s) to pit against the bots (repeatable; default hard; one of random, "
                              f"{', '.join(LEVELS)})")
     parser.add_argument("--timeout", type=float, default=2.0, help="seconds a bot may take per move (default 2)")
+    parser.add_argument("--memory", metavar="DIR", default=None,
+                        help="kit levels remember what each opponent's setups showed, game after game, in DIR/LEVEL "
+                             "(RememberingPlayer; games finish in any order, so a run is no longer reproducible)")
     args = parser.parse_args()
 
     bots = present_bots(args.bot)
@@ -158,7 +164,7 @@ def main() -> None:
         pairs = pairings()
     # Costliest pairings first so the workers finish together.
     cost = {"random": 0, **{level: 2 ** i for i, level in enumerate(LEVELS)}}
-    tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout)
+    tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout, args.memory)
              for pair in pairs for i in range(args.games)]
     tasks.sort(key=lambda t: -(cost.get(t[0][0], 4) + cost.get(t[0][1], 4)))
     results: list[Result] = []
@@ -176,7 +182,8 @@ def report(results: list[Result], pairs: list[tuple[str, str]], ruleset: str, ar
            wall: float, bots: dict[str, str]) -> None:
     """Print the tables: W-D-L per pairing and colour, endings, move times; then the checks."""
     print(f"Tournament: {ruleset}, {args.games} games per pairing, colours alternating, seed {args.seed}, "
-          f"{args.processes} processes, {wall:.0f} s wall clock")
+          f"{args.processes} processes, {wall:.0f} s wall clock"
+          + (f"; kit levels remember setups in {args.memory}" if args.memory else ""))
     print(f"{'pairing':<24} {'W-D-L':>11} {'as Red':>10} {'as Blue':>10} {'decided win%':>13} {'avg plies':>10}"
           f"  endings")
     summary: dict[tuple[str, str], tuple[int, int, int]] = {}
