@@ -26,7 +26,9 @@ Levels (:data:`LEVELS`): ``easy`` judges a move only by its own battle, with uni
 and a lot of noise; ``medium`` also checks whether the moved piece can be taken back (and whether its Flag
 is left open), with real priors, four worlds and little noise; ``hard`` weighs every reply (two plies) in
 eight worlds, reads behaviour as evidence, models what the enemy can know about *our* pieces, and stands in
-the way of pieces that come for its Flag.  Pure Python; the only imports are the engine's.
+the way of pieces that come for its Flag.  :class:`RememberingPlayer` is a computer player that also
+remembers, across games, what each opponent's setups showed (:class:`SetupMemory`) and takes it as its prior.
+Pure Python; the only imports are the engine's.
 """
 
 from .beliefs import (
