@@ -334,6 +334,19 @@ def test_without_a_draw_rule_a_long_quiet_stretch_still_presses_for_battle() -> 
         assert late.board[player.choose_move(late.view(RED)).to_square], str(player.last_reasoning)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_a_chased_general_does_not_take_a_piece_in_a_dead_end(seed: int) -> None:
+    """Red's known General on I8 is next to Blue's known Marshal.  Taking I9 (unmoved, maybe a Miner) leaves it
+    no way out but the square the Marshal steps to: I10, H9 and J9 are unmoved pieces, likely Bombs.  The
+    leaf counted every threatened piece as one that steps away, so I9 scored best in every seed; against the
+    2012 champion peternlewis most Generals lost on Bombs were cornered like this."""
+    spec = ("A1:rF B1:rB A2:rB C1:r3 D2:r5 E3:rX F2:r4 I8:r9'! H8:bX'! I9:b3 J9:bB H9:bB I10:b4 J10:bF H10:b5 "
+            "G9:b6 J8:b6 G10:bB F10:b7 A10:b8 B9:b4")
+    state = make(spec, UCC, turn=RED)
+    player = ComputerPlayer("hard", seed=seed)
+    assert player.choose_move(state.view(RED)) != Move.parse("I8-I9"), str(player.last_reasoning)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_revealed_marshal_keeps_away_from_a_piece_that_may_be_the_spy(seed: int) -> None:
     """Blue has shown every piece but its Spy and seven Scouts, which have all moved: F5 is the Spy with
