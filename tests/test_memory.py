@@ -215,3 +215,16 @@ def test_ucc_bot_memory_needs_a_computer_level_and_a_folder(tmp_path: Path, caps
     f.write_text("x")
     code, err = run("--memory", str(f))
     assert code == 2 and f"--memory {f}: not a folder" in err
+
+
+def test_a_memory_it_cannot_write_warns_and_the_game_goes_on(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the memory should be")
+    learner = RememberingPlayer(blocker, "medium", seed=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        state = play_game(learner, ComputerPlayer("easy", seed=2), UCC, seed=1, max_plies=120)
+    assert len(state.move_stack) > 0
+    texts = [str(c.message) for c in caught]
+    assert len(texts) == 1 and "cannot keep this game in the memory" in texts[0], texts
+    assert blocker.read_text() == "a file where the memory should be"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import warnings
 from collections.abc import Callable
 
 from strategolab.board import Square
@@ -175,6 +176,7 @@ class RememberingPlayer(ComputerPlayer):
         self.game: str | None = None
         self._past: list[dict[int, int]] | None = None
         self._kept: dict[int, str] = {}
+        self._unsaved = False  # saving failed once this game: do not try again
 
     def __repr__(self) -> str:
         return f"RememberingPlayer({self.memory!r}, {self.level.name!r}, seed={self.seed})"
@@ -182,6 +184,7 @@ class RememberingPlayer(ComputerPlayer):
     def start_game(self, side: int, opponent: str = "opponent") -> None:
         """A new game against ``opponent``: its setups so far are read when the first move is due."""
         self.opponent, self.game, self._past, self._kept = opponent, self.memory.new_game(), None, {}
+        self._unsaved = False
 
     def end_game(self, outcome: object = None) -> None:
         """Nothing is left to save: each move's view was kept as it came."""
@@ -195,8 +198,13 @@ class RememberingPlayer(ComputerPlayer):
             self._past = self.memory.games(self.opponent, rs, exclude=self.game)
         shown = shown_setup(view, history)
         names = {i: k.name for i, k in shown.items()}
-        if names != self._kept:
-            self.memory.record(self.opponent, rs, self.game, shown)
+        if names != self._kept and not self._unsaved:
+            try:
+                self.memory.record(self.opponent, rs, self.game, shown)
+            except OSError as e:  # a full disk or a folder it may not write: play on, remembering less
+                self._unsaved = True
+                warnings.warn(f"cannot keep this game in the memory {self.memory.folder} ({e}); playing on "
+                              "without saving it", stacklevel=2)
             self._kept = names
         if not self._past:
             return None
