@@ -351,11 +351,14 @@ class Search:
         return value
 
     def cornered(self, sq: Square) -> bool:
-        """Has our piece on ``sq`` no way out: no empty neighbour and no known enemy piece it would beat?"""
+        """Has our movable piece on ``sq`` no way out: no empty neighbour and no known enemy piece it would
+        beat?  (A Bomb or the Flag never steps away: they are saved by taking the attacker, or not at all.)"""
         board = self.board
         m = self.m
         mine = m.me << 5
         a = board[sq] & KIND
+        if not m.mobile[a]:
+            return False
         for n in m.neighbours[sq]:
             c = board[n]
             if not c:
