@@ -20,7 +20,6 @@ from strategolab.ai import (
 )
 from strategolab.ai.evaluation import Model, win_value
 from strategolab.ai.explanation import describe_move
-from strategolab.ai.search import Search
 from strategolab.players import RandomPlayer, play_game, selfplay
 from strategolab.rules import UCC
 from strategolab.setup_library import (
@@ -333,33 +332,6 @@ def test_without_a_draw_rule_a_long_quiet_stretch_still_presses_for_battle() -> 
         late.quiet = 300
         player = ComputerPlayer("hard", seed=seed)
         assert late.board[player.choose_move(late.view(RED)).to_square], str(player.last_reasoning)
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_a_chased_general_does_not_take_a_piece_in_a_dead_end(seed: int) -> None:
-    """Red's known General on I8 is next to Blue's known Marshal.  Taking I9 (unmoved, maybe a Miner) leaves it
-    no way out but the square the Marshal steps to: I10, H9 and J9 are unmoved pieces, likely Bombs.  The
-    leaf counted every threatened piece as one that steps away, so I9 scored best in every seed; against the
-    2012 champion peternlewis most Generals lost on Bombs were cornered like this."""
-    spec = ("A1:rF B1:rB A2:rB C1:r3 D2:r5 E3:rX F2:r4 I8:r9'! H8:bX'! I9:b3 J9:bB H9:bB I10:b4 J10:bF H10:b5 "
-            "G9:b6 J8:b6 G10:bB F10:b7 A10:b8 B9:b4")
-    state = make(spec, UCC, turn=RED)
-    player = ComputerPlayer("hard", seed=seed)
-    assert player.choose_move(state.view(RED)) != Move.parse("I8-I9"), str(player.last_reasoning)
-
-
-def test_only_a_movable_piece_with_no_way_out_is_cornered() -> None:
-    """A Bomb or the Flag never steps away, so a known Miner next to our Bomb is no reason to count the Bomb
-    lost at the leaves (it is saved by taking the Miner); a General in a pocket of unmoved pieces is cornered,
-    one with an empty square or a known weaker piece beside it is not."""
-    state = make("A1:rF B1:rB A2:rB B2:r3 J10:r9'! H1:r9 J9:bB I10:b4 C1:b3'! H2:b5'! G1:b4 I1:b6", turn=RED)
-    view = state.view(RED)
-    squares, table = belief_table(view)
-    search = Search(Model(view, squares, table), state.copy(), dict(zip(squares, table, strict=True)))  # a world
-    assert search.cornered(sq("J10"))  # J9 and I10 hidden, maybe Bombs
-    assert not search.cornered(sq("B1")) and not search.cornered(sq("A1"))  # a Bomb, the Flag
-    assert not search.cornered(sq("H1"))  # H2 is a known Captain it beats
-    assert not search.cornered(sq("B2"))  # empty squares around
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -125,7 +125,6 @@ class Model:
     PULL_DECAY = 0.8  # per step of distance
     FLAG_PULL = 400.0  # how much an enemy Flag is worth as a target
     THREAT = 0.6  # how much of the second of our pieces a known enemy piece attacks at once counts as lost
-    TRAPPED = 0.7  # how much of a piece a known enemy piece attacks counts as lost when it has nowhere to go
     DOUBT = 0.06  # how sure a modelled enemy reply is: moves this share of a top piece worse still count 1/e
     CHEAP = 0.2  # a piece worth at most this share of its side's best piece is sent to find the Flag freely
     BOMB_EXTRA = 0.5  # a dear piece lost on a Bomb counts this much more of its value

@@ -338,34 +338,10 @@ class Search:
         threats = self.threats()
         if threats and self.flag_threatened(threats):
             value = min(value, score - m.win / 2)
-        # A threatened piece with nowhere to go (a corner, its own Bombs, unseen pieces that may be Bombs) is
-        # likely lost; of the others we can save one, not two: the second is likely lost.
-        free = []
-        for t in threats:
-            if self.cornered(t[2]):
-                value += m.TRAPPED * t[0]
-            else:
-                free.append(t)
-        if len(free) > 1:
-            value += m.THREAT * free[1][0]
+        if len(threats) > 1:
+            # We can save one piece that a known enemy piece attacks, not two: the second is likely lost.
+            value += m.THREAT * threats[1][0]
         return value
-
-    def cornered(self, sq: Square) -> bool:
-        """Has our movable piece on ``sq`` no way out: no empty neighbour and no known enemy piece it would
-        beat?  (A Bomb or the Flag never steps away: they are saved by taking the attacker, or not at all.)"""
-        board = self.board
-        m = self.m
-        mine = m.me << 5
-        a = board[sq] & KIND
-        if not m.mobile[a]:
-            return False
-        for n in m.neighbours[sq]:
-            c = board[n]
-            if not c:
-                return False
-            if c & OWNER != mine and n in self.known and m.battle[a][c & KIND] == _ATTACKER_WINS:
-                return False
-        return True
 
     def flag_threatened(self, threats: list[tuple[float, Square, Square]]) -> bool:
         """With us to move: does a known enemy piece attack our Flag that none of our neighbouring pieces can
