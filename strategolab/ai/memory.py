@@ -48,37 +48,52 @@ def shown_setup(view: View, history: History | None = None) -> dict[int, PieceTy
     return {index[sq]: kind for sq, kind in hist.shown.items() if sq in index}
 
 
+class Mixture:
+    """The remembered setups of one opponent as a prior (:func:`mixture`), prepared once per game: what each
+    setup adds to the statistics, and the logarithms its weighing needs, do not change from move to move."""
+
+    def __init__(self, weights: Sequence[Sequence[float]], remembered: Sequence[Mapping[int, int]]) -> None:
+        n_kinds, n = len(weights), len(weights[0])
+        totals = [sum(weights[k][i] for k in range(n_kinds)) or 1.0 for i in range(n)]
+        # real players' probability of type k on square i
+        stat = [[max(weights[k][i] / totals[i], 1e-9) for k in range(n_kinds)] for i in range(n)]
+        self.weights = weights
+        self.remembered = remembered
+        self.log_stat = [[math.log(p) for p in row] for row in stat]
+        self.log_change = [[math.log(CHANGE * p) for p in row] for row in stat]
+        # What each remembered setup moves its squares by, towards the types it showed.
+        self.deltas = [[(i, j, totals[i] * (RECALL * (j == k) + (1.0 - RECALL) * stat[i][j]) - weights[j][i])
+                        for i, k in setup.items() for j in range(n_kinds)] for setup in remembered]
+
+    def prior(self, now: Mapping[int, int]) -> list[list[float]]:
+        """The prior, each hypothesis weighed by how well it explains the types this game has shown (``now``)."""
+        log_stat, log_change = self.log_stat, self.log_change
+        keep = math.log(1.0 - CHANGE)
+        fresh = math.log(NEW_SETUP) + sum(log_stat[i][k] for i, k in now.items())
+        logs = [fresh]
+        for setup in self.remembered:
+            x = 0.0
+            for i, k in now.items():
+                r = setup.get(i)
+                x += log_stat[i][k] if r is None else keep if r == k else log_change[i][k]
+            logs.append(x)
+        top = max(logs)
+        w = [math.exp(x - top) for x in logs]
+        mass = sum(w)
+        w = [x / mass for x in w]
+        out = [list(row) for row in self.weights]  # every hypothesis starts from the statistics ...
+        for share, delta in zip(w[1:], self.deltas, strict=True):
+            for i, j, d in delta:  # ... and a remembered one moves its squares towards what it showed
+                out[j][i] += share * d
+        return out
+
+
 def mixture(weights: Sequence[Sequence[float]], remembered: Sequence[Mapping[int, int]],
             now: Mapping[int, int]) -> list[list[float]]:
     """Priors (the shape of :func:`~strategolab.setup_library.placement_weights`: per type, per setup square,
     the expected number) from real setups' ``weights`` and ``remembered`` setups (setup index -> type index),
     each hypothesis weighed by how well it explains the types this game has shown (``now``)."""
-    n_kinds, n = len(weights), len(weights[0])
-    totals = [sum(weights[k][i] for k in range(n_kinds)) or 1.0 for i in range(n)]
-
-    def stat(i: int, k: int) -> float:  # real players' probability of type k on square i
-        return max(weights[k][i] / totals[i], 1e-9)
-
-    fresh = math.log(NEW_SETUP) + sum(math.log(stat(i, k)) for i, k in now.items())
-    logs = [fresh]
-    for setup in remembered:
-        x = 0.0
-        for i, k in now.items():
-            r = setup.get(i)
-            x += math.log(stat(i, k)) if r is None else math.log(1.0 - CHANGE) if r == k else math.log(
-                CHANGE * stat(i, k))
-        logs.append(x)
-    top = max(logs)
-    w = [math.exp(x - top) for x in logs]
-    mass = sum(w)
-    w = [x / mass for x in w]
-    out = [list(row) for row in weights]  # every hypothesis starts from the statistics ...
-    for share, setup in zip(w[1:], remembered, strict=True):
-        for i, k in setup.items():  # ... and a remembered one moves its squares towards what it showed
-            for j in range(n_kinds):
-                target = totals[i] * (RECALL * (j == k) + (1.0 - RECALL) * stat(i, j))
-                out[j][i] += share * (target - weights[j][i])
-    return out
+    return Mixture(weights, remembered).prior(now)
 
 
 def _slug(name: str) -> str:

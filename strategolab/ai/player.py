@@ -8,7 +8,7 @@ import warnings
 from collections.abc import Callable
 
 from strategolab.board import Square
-from strategolab.rules import PLAYER_NAMES, Ruleset, get_ruleset
+from strategolab.rules import PLAYER_NAMES, PieceType, Ruleset, get_ruleset
 from strategolab.setup_library import choose_setup as _library_setup
 from strategolab.setup_library import placement_weights
 from strategolab.setups import Setup
@@ -19,7 +19,7 @@ from .beliefs import History, belief_table, read_history, remaining_hidden, samp
 from .evaluation import _DEFENDER_WINS, Model
 from .explanation import Candidate, Reasoning, describe_move
 from .levels import LEVELS, Level
-from .memory import SetupMemory, mixture, shown_setup
+from .memory import Mixture, SetupMemory, shown_setup
 from .search import Search, base_world, world
 
 
@@ -174,8 +174,8 @@ class RememberingPlayer(ComputerPlayer):
         self.memory = memory if isinstance(memory, SetupMemory) else SetupMemory(memory)
         self.opponent: str | None = None
         self.game: str | None = None
-        self._past: list[dict[int, int]] | None = None
-        self._kept: dict[int, str] = {}
+        self._past: Mixture | None = None  # this opponent's remembered setups, read at the first move
+        self._kept: dict[int, PieceType] = {}  # what this game's file holds
         self._unsaved = False  # saving failed once this game: do not try again
 
     def __repr__(self) -> str:
@@ -195,26 +195,25 @@ class RememberingPlayer(ComputerPlayer):
             return None
         rs = view.ruleset
         if self._past is None:
-            self._past = self.memory.games(self.opponent, rs, exclude=self.game)
+            self._past = Mixture(placement_weights(rs), self.memory.games(self.opponent, rs, exclude=self.game))
         shown = shown_setup(view, history)
-        names = {i: k.name for i, k in shown.items()}
-        if names != self._kept and not self._unsaved:
+        if shown != self._kept and not self._unsaved:
             try:
                 self.memory.record(self.opponent, rs, self.game, shown)
             except OSError as e:  # a full disk or a folder it may not write: play on, remembering less
                 self._unsaved = True
                 warnings.warn(f"cannot keep this game in the memory {self.memory.folder} ({e}); playing on "
                               "without saving it", stacklevel=2)
-            self._kept = names
-        if not self._past:
+            self._kept = shown
+        if not self._past.remembered:
             return None
         index = {k.name: j for j, k in enumerate(rs.piece_types)}
-        return mixture(placement_weights(rs), self._past, {i: index[k.name] for i, k in shown.items()})
+        return self._past.prior({i: index[k.name] for i, k in shown.items()})
 
     def _recall(self) -> str:
-        if not self._past:
+        if self._past is None or not self._past.remembered:
             return ""
-        n = len(self._past)
+        n = len(self._past.remembered)
         return f"expects a setup like the {n} {'setup' if n == 1 else 'setups'} of {self.opponent} it remembers"
 
 
