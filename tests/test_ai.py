@@ -66,6 +66,7 @@ def test_unseen_identities_do_not_change_the_choice(ruleset: str, level: str) ->
         assert first.choose_move(a) == second.choose_move(b)
         assert first.beliefs(a) == second.beliefs(b)
         assert [c.move for c in first.last_reasoning.candidates] == [c.move for c in second.last_reasoning.candidates]
+        assert str(first.last_reasoning) == str(second.last_reasoning)  # scores, Flag guesses and races too
         compared += 1
     assert compared >= 2, "too few games with hidden pieces to permute"
 
@@ -362,6 +363,71 @@ def test_hard_keeps_a_known_piece_from_walking_onto_its_flag(seed: int) -> None:
     assert all(c.score < best.score - win_value(POCKET) / 4 for c in others), str(player.last_reasoning)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_hard_sends_a_defender_before_a_miner_reaches_its_bombed_flag(seed: int) -> None:
+    """Red's Flag on J1 behind Bombs on I1 and J2 (J2 known); Blue's known Miner on J4 needs two moves to
+    take J2 and a third for the Flag.  Only the Captain on G2 stepping to H2 now reaches J2 in time to take
+    the Miner there; two plies cannot see that race.  Before the race was counted at the leaves, hard
+    played C1-B1 in every seed, as the Flag losses to the 2012 bots' Miners showed (celsius, vixen)."""
+    state = make("J1:rF I1:rB J2:rB! G2:r5 C1:r4 D1:r2 E6:rX'! J4:b3'! A10:bF B10:bB C10:bB D9:b7 E9:b6 "
+                 "F9:b5 G9:b4 H9:b9 I9:b8 J9:b2", turn=RED)
+    player = ComputerPlayer("hard", seed=seed)
+    assert player.choose_move(state.view(RED)) == Move.parse("G2-H2"), str(player.last_reasoning)
+    best, *others = player.last_reasoning.candidates
+    assert all(c.score < best.score - win_value(CLASSIC) / 8 for c in others), str(player.last_reasoning)
+    # The reasoning says so, in words.
+    assert player.last_reasoning.flag_race == ("its Flag on J1 is in a race: the Miner on J4 can stand next to it "
+                                               "in 2 moves, sooner than any of its pieces could stop it; G2-H2 is "
+                                               "in time to stop it")
+
+
+def test_a_race_against_an_unseen_piece_reads_only_beliefs() -> None:
+    """The same race with the piece on J4 unseen: whether it is really the Miner or a Scout (the Miner then
+    unmoved on J9), Red sees the same thing and reasons the same way, naming the piece by its belief."""
+    spec = ("J1:rF I1:rB J2:rB! G2:r5 C1:r4 D1:r2 E6:rX'! A10:bF B10:bB C10:bB D9:b7 E9:b6 F9:b5 G9:b4 H9:b9 "
+            "I9:b8 ")
+    one, two = make(spec + "J4:b3' J9:b2", turn=RED), make(spec + "J4:b2' J9:b3", turn=RED)
+    first, second = ComputerPlayer("hard", seed=4), ComputerPlayer("hard", seed=4)
+    assert first.choose_move(one.view(RED)) == second.choose_move(two.view(RED))
+    assert str(first.last_reasoning) == str(second.last_reasoning)
+    assert first.last_reasoning.flag_race.startswith("its Flag on J1 is in a race: the piece on J4 (Miner ")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_trade_saves_the_flag_too(seed: int) -> None:
+    """Blue's known Miner on J3 takes the Bomb on J2 next move, then the Flag on J1.  Red's own Miner stepping
+    from H2 to I2 can trade with it on J2 (both die), which saves the Flag.  The leaves counted only a piece
+    that *beats* the intruder as a defence, so every move looked like a lost Flag and hard played anything
+    (celsius took the Flag this way, game 24 of a sparring run)."""
+    state = make("J1:rF I1:rB J2:rB! H2:r3' C1:r4 D1:r2 E6:rX'! J3:b3'! A10:bF B10:bB C10:bB D9:b7 E9:b6 "
+                 "F9:b5 G9:b4 H9:b9 I9:b8 J9:b2", turn=RED)
+    player = ComputerPlayer("hard", seed=seed)
+    assert player.choose_move(state.view(RED)) == Move.parse("H2-I2"), str(player.last_reasoning)
+    assert player.last_reasoning.candidates[0].score > -win_value(CLASSIC) / 8, str(player.last_reasoning)
+
+
+def test_a_race_to_the_flag_counts_only_when_it_cannot_be_won() -> None:
+    """The race term itself: the Miner on J3 takes J2 next move; a Captain two moves from J2 is in time with
+    Red to move, not with Blue to move; a Captain three moves away never is; a Sergeant beside the Miner
+    takes it at once; and an unseen piece counts by how likely it is to be a Miner."""
+    def race(spec: str, ours: bool, unknown: dict[int, list[tuple[int, float]]] | None = None) -> float:
+        state = make("J1:rF I1:rB J2:rB! A10:bF " + spec, turn=RED if ours else BLUE)
+        view = state.view(RED)
+        squares, table = belief_table(view)
+        return Model(view, squares, table, guard=80.0).race(state.board, ours, unknown or {})
+
+    win = win_value(CLASSIC)
+    assert race("H2:r5 J3:b3'!", True) == 0.0
+    assert race("H2:r5 J3:b3'!", False) == pytest.approx(win / 2 * Model.RACE_DECAY)
+    assert race("G2:r5 J3:b3'!", True) == pytest.approx(win / 2 * Model.RACE_DECAY)
+    assert race("I3:r4 J3:b3'!", True) == 0.0  # the Sergeant next to it takes it now
+    assert race("G2:r5 J3:b4'!", True) == 0.0  # a Sergeant cannot take the Bombs
+    kinds = CLASSIC.piece_types
+    code = {k.name: i + 1 for i, k in enumerate(kinds)}
+    half = [(code["Miner"], 0.25), (code["Sergeant"], 0.5), (code["Bomb"], 0.25)]  # the Bomb cannot move
+    assert race("G2:r5 J3:b4'", True, {sq("J3"): half}) == pytest.approx(win / 2 * Model.RACE_DECAY / 3)
+
+
 @pytest.mark.parametrize("level", ["medium", "hard"])
 def test_runs_from_a_known_stronger_piece(level: str) -> None:
     state = make("A1:rF B1:rB A2:rB J1:r2 E5:r6'! E6:bX'! J9:b5 J10:bF", turn=RED)
@@ -415,14 +481,16 @@ def test_reasoning_explains_the_choice() -> None:
 
 def test_reasoning_says_whom_each_attack_hits_and_what_a_hidden_target_may_be() -> None:
     # Red's Marshal can take the revealed Blue Major on E7 or the hidden piece that has moved to F8.
-    state = make("F7:rX' A1:rF J1:r3' E7:b7'! F8:b4' J10:bF H9:b2' A10:bB", turn=RED)
+    state = make("F7:rX' A1:rF B1:rB A2:rB J1:r3' E7:b7'! F8:b4' J10:bF H9:b2' A10:bB", turn=RED)
     player = ComputerPlayer("hard", seed=1)
     player.choose_move(state.view(RED))
     why = player.last_reasoning
     assert why is not None
     notes = {str(c.move): c.note for c in why.candidates}
     assert notes.get("F7-E7") == "attacks the Major", str(why)
-    hidden = notes.get("F7-F8", "")
+    # F7-F8 is not among the best five here; its note is the one the reasoning would give it.
+    view = state.view(RED)
+    hidden = notes.get("F7-F8") or describe_move(view, Move.parse("F7-F8"), dict(zip(*belief_table(view), strict=True)))
     assert hidden.startswith("attacks a hidden piece: ") and "%" in hidden
     types, _, risk = hidden.split(": ", 1)[1].partition("; ")
     assert sum(int(part.rsplit(" ", 1)[1].rstrip("%")) for part in types.split(", ")) <= 101

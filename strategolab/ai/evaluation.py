@@ -16,6 +16,9 @@ from .beliefs import remaining_hidden
 
 WIN = 2000.0  # a captured Flag, in the same units as the material values (about a whole army)
 _ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
+# A race to our Flag we cannot win: the enemy piece's square, the probability that it moves at all, and each
+# type it may be that wins the race, as (kind code, probability, moves it needs to stand next to our Flag).
+LostRace = tuple[Square, float, list[tuple[int, float, int]]]
 _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
 
 
@@ -134,6 +137,8 @@ class Model:
     GUARD_FROM, GUARD_SPAN = 10, 15  # guarding grows from armies of 10 movable pieces to full at 25 and more
     DANGER = 120.0  # enemy piece next to our Flag
     DANGER_DECAY = 0.55
+    RACE_HORIZON = 7  # moves an intruder may need to stand next to our Flag for the race to be looked at
+    RACE_DECAY = 0.7  # a lost race counts half a win when the intruder stands next to the Flag, less per move
 
     def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0) -> None:
         rs = view.ruleset
@@ -149,6 +154,8 @@ class Model:
         self.draw_limit = rs.draw_limit
         self.rays = geo.rays
         self.runs = (False, *(k.mobility == RUN and rs.scout_attacks_after_run for k in kinds))
+        # The immobile piece a defuser takes (the Bomb), as a kind code; 0 if the army has none.
+        self.blocker = next((i + 1 for i, k in enumerate(kinds) if not k.movable and not k.is_flag), 0)
         own_left = [0] * n
         index = {k.name: i for i, k in enumerate(kinds)}
         for s in view.squares(me):
@@ -267,6 +274,18 @@ class Model:
             guard *= self._army_weight()
             if guard:
                 self._guard(plain, defuser, targets, own_left, guard, pst)
+        # Where an enemy piece stands close enough to our Flag for the race to it to be looked at (hard only,
+        # in a big army: the same habit as guarding).
+        self.race_zone: tuple[Square, ...] = ()
+        self.flag_neighbours: tuple[Square, ...] = ()
+        self.race_squares: tuple[Square, ...] = ()
+        self.race_near: frozenset[Square] = frozenset()  # the race zone, for quick membership tests
+        self._races: dict[tuple, float] = {}
+        if flags and guard:
+            self.race_zone = tuple(s for s, d in defuser.items() if 0 < d <= self.RACE_HORIZON + 1)
+            self.race_near = frozenset(self.race_zone)
+            self.flag_neighbours = tuple(geo.neighbours[flags[0]])
+            self.race_squares = tuple(s for s, d in dist[flags[0]].items() if d <= self.RACE_HORIZON + 2)
         self.pst = pst
 
     def _army_weight(self) -> float:
@@ -325,6 +344,139 @@ class Model:
                         return True
                     break
         return False
+
+    def race(self, board: list[int], ours_to_move: bool, unknown: dict[Square, list[tuple[int, float]]]) -> float:
+        """What we stand to lose to an enemy piece that can reach our Flag before any of ours can stop it.
+
+        For each enemy piece near our Flag: the moves it needs to stand next to the Flag (through empty squares,
+        through our Bombs if it defuses them, taking what stands on that last square if it beats it), against
+        the moves our nearest piece that beats or trades with it needs to take it there.  A race we cannot win
+        counts as part of a lost game: half of one when the intruder stands next to the Flag already, less the
+        further it has to go (it may not know where the Flag is).  A piece we have not seen counts by what we
+        believe it is (``unknown``: square -> (kind code, probability) pairs), not by the world's guess.
+        ``ours_to_move``: whose turn it is on ``board``."""
+        if not self.race_zone:
+            return 0.0
+        enemy = (1 - self.me) << 5
+        mobile = self.mobile
+        intruders = [s for s in self.race_zone if (c := board[s]) and c & OWNER == enemy and mobile[c & KIND]]
+        if not intruders:
+            return 0.0
+        # The answer depends only on the squares near our Flag (our pieces there, where enemy pieces stand, what
+        # we know or believe of those): many positions of a search share it.
+        near = [board[x] for x in self.race_squares]
+        for i, x in enumerate(self.race_squares):
+            if x in unknown:
+                near[i] = -1  # an enemy piece we have not seen: what the world guesses it is does not count
+        key = (ours_to_move, tuple(near), tuple(tuple(unknown[s]) if s in unknown else board[s] for s in intruders))
+        cached = self._races.get(key)
+        if cached is None:
+            cached = self._races[key] = self._race(board, ours_to_move, unknown, intruders)
+        return cached
+
+    def _race(self, board: list[int], ours_to_move: bool, unknown: dict[Square, list[tuple[int, float]]],
+              intruders: list[Square]) -> float:
+        """:meth:`race` for the ``intruders`` (enemy movable pieces in the race zone) on ``board``."""
+        worst = 0.0
+        for _, mass, lost in self.lost_races(board, ours_to_move, unknown, intruders):
+            share = sum(p * 0.5 * self.win * self.RACE_DECAY ** t for _, p, t in lost) / mass
+            worst = max(worst, share)
+        return worst
+
+    def lost_races(self, board: list[int], ours_to_move: bool, unknown: dict[Square, list[tuple[int, float]]],
+                   intruders: Sequence[Square] | None = None) -> list[LostRace]:
+        """The races to our Flag we cannot win on ``board`` (:data:`LostRace`, one per enemy piece near it that
+        may win one); ``intruders``: the enemy movable pieces to look at (default: all in the race zone)."""
+        mobile = self.mobile
+        enemy = (1 - self.me) << 5
+        if intruders is None:
+            intruders = [s for s in self.race_zone if (c := board[s]) and c & OWNER == enemy and mobile[c & KIND]]
+        if not intruders:
+            return []
+        approach = self._approach(board)
+        battle = self.battle
+        mine = self.me << 5
+        out = []
+        for s in intruders:
+            c = board[s]
+            kinds = [(k, p) for k, p in unknown[s] if mobile[k]] if s in unknown else [(c & KIND, 1.0)]
+            mass = sum(p for _, p in kinds)
+            # Our pieces beside it, which take it at once if we are to move and they beat or trade with it.
+            beside = [x & KIND for y in self.neighbours[s] if (x := board[y]) and x & OWNER == mine
+                      and mobile[x & KIND]] if ours_to_move else []
+            lost = []
+            for a, p in kinds:
+                if p < 0.005 or any(battle[k][a] != _DEFENDER_WINS for k in beside):
+                    continue
+                row = battle[a]
+                defuses = row[self.blocker] == _ATTACKER_WINS
+                soonest = None
+                for occupant, maps, defenders in approach:
+                    t = maps[defuses].get(s)
+                    if t is None or (soonest is not None and t >= soonest):
+                        continue
+                    if occupant and row[occupant] != _ATTACKER_WINS:
+                        continue  # it cannot take what stands there
+                    allowed = t + 1 if ours_to_move else t
+                    if not any(m <= allowed and battle[k][a] != _DEFENDER_WINS for m, k in defenders):
+                        soonest = t
+                if soonest is not None:
+                    lost.append((a, p, soonest))
+            if lost and mass > 0:
+                out.append((s, mass, lost))
+        return out
+
+    def _approach(self, board: list[int]) -> list[tuple[int, tuple[dict[Square, int], dict[Square, int]],
+                                                        list[tuple[int, int]]]]:
+        """Per square next to our Flag: what of ours stands there (kind code, 0 if nothing of ours), the
+        moves an enemy piece needs from each square to stand there (around our pieces; and through our Bombs,
+        for a piece that defuses them), and our movable pieces that can move onto it (the moves each needs,
+        and its kind code), all within the horizon."""
+        mine = self.me << 5
+        mobile = self.mobile
+        horizon = self.RACE_HORIZON
+        neighbours = self.neighbours
+        out = []
+        for n in self.flag_neighbours:
+            c = board[n]
+            occupant = c & KIND if c and c & OWNER == mine else 0
+            maps = []
+            for bombs in (False, True):
+                dist = {n: 0}
+                frontier = [n]
+                for d in range(1, horizon + 1):
+                    nxt = []
+                    for x in frontier:
+                        for y in neighbours[x]:
+                            if y in dist:
+                                continue
+                            e = board[y]
+                            # An enemy piece may stand in the way now but moves on; our pieces block (a Bomb
+                            # not for a defuser).
+                            if e and e & OWNER == mine and not (bombs and (e & KIND) == self.blocker):
+                                continue
+                            dist[y] = d
+                            nxt.append(y)
+                    frontier = nxt
+                maps.append(dist)
+            defenders = []
+            seen = {n}
+            frontier = [n]
+            for k in range(horizon + 1):
+                nxt = []
+                for x in frontier:
+                    for y in neighbours[x]:
+                        if y in seen:
+                            continue
+                        seen.add(y)
+                        e = board[y]
+                        if not e:
+                            nxt.append(y)
+                        elif e & OWNER == mine and mobile[e & KIND]:
+                            defenders.append((k + 1, e & KIND))
+                frontier = nxt
+            out.append((occupant, (maps[0], maps[1]), defenders))
+        return out
 
     def static(self, board: list[int], land: Sequence[Square]) -> float:
         """The evaluation of a whole board from our side: material + square tables - information given away."""

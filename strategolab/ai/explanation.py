@@ -36,6 +36,7 @@ class Reasoning:
     nodes: int
     flag_guesses: list[tuple[Square, float]] = field(default_factory=list)  # likeliest enemy Flag squares
     memory: str = ""  # what past games against this opponent it draws on (RememberingPlayer), in words
+    flag_race: str = ""  # a race to its own Flag it sees itself losing, and whether its move stops it
 
     def __str__(self) -> str:
         guesses = "guess" if self.worlds == 1 else "guesses"
@@ -49,6 +50,8 @@ class Reasoning:
                 f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))
         if self.memory:
             lines.append(f"  {self.memory}")
+        if self.flag_race:
+            lines.append(f"  {self.flag_race}")
         return "\n".join(lines)
 
 

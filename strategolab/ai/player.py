@@ -7,12 +7,12 @@ import random
 import warnings
 from collections.abc import Callable
 
-from strategolab.board import Square
+from strategolab.board import Square, square_name
 from strategolab.rules import PLAYER_NAMES, PieceType, Ruleset, get_ruleset
 from strategolab.setup_library import choose_setup as _library_setup
 from strategolab.setup_library import placement_weights
 from strategolab.setups import Setup
-from strategolab.state import KIND, Move, Piece
+from strategolab.state import KIND, Move, Piece, State
 from strategolab.views import View
 
 from .beliefs import History, belief_table, read_history, remaining_hidden, sample_identities, their_belief_table
@@ -20,7 +20,7 @@ from .evaluation import _DEFENDER_WINS, Model
 from .explanation import Candidate, Reasoning, describe_move
 from .levels import LEVELS, Level
 from .memory import Mixture, SetupMemory, shown_setup
-from .search import Search, base_world, world
+from .search import Search, base_world, pairs, world
 
 
 class ComputerPlayer:
@@ -117,7 +117,8 @@ class ComputerPlayer:
         guesses = sorted(((s, row[flag_index]) for s, row in zip(squares, table, strict=True)),
                          key=lambda x: -x[1])[:3] if flag_index is not None else []
         self.last_reasoning = Reasoning(view.player, level.name, choice, cands[:5], len(worlds),
-                                        sum(s.nodes for s in searches), guesses, self._recall())
+                                        sum(s.nodes for s in searches), guesses, self._recall(),
+                                        _race_words(view, model, worlds[0], beliefs, choice))
         return choice
 
     def _prior(self, view: View, history: History) -> list[list[float]] | None:
@@ -156,6 +157,29 @@ class ComputerPlayer:
                 mass += p
             return total / mass
         return sum(s.value(move, depth, r, -1) for s, r in zip(searches, roots, strict=True)) / len(searches)
+
+
+def _race_words(view: View, model: Model, world: State, beliefs: dict[Square, list[float]], choice: Move) -> str:
+    """A race to our Flag the computer would lose if it let it be (:meth:`Model.lost_races` with the enemy to
+    move), in words, and whether the chosen move is in time to stop it; empty when there is none."""
+    unknown = pairs(beliefs)
+    races = model.lost_races(world.board, False, unknown)
+    if not races:
+        return ""
+    decay = model.RACE_DECAY
+    sq, mass, lost = max(races, key=lambda r: sum(p * decay ** t for _, p, t in r[2]) / r[1])
+    kind, p, moves = max(lost, key=lambda x: x[1] * decay ** x[2])
+    name = view.ruleset.piece_types[kind - 1].name
+    who = f"the {name} on {square_name(sq)}" if sq not in unknown else \
+        f"the piece on {square_name(sq)} ({name} {p / mass:.0%})"
+    text = (f"its Flag on {square_name(model.flag_square)} is in a race: {who} can stand next to it in {moves} "
+            f"move{'s' if moves != 1 else ''}, sooner than any of its pieces could stop it")
+    if world.board[choice.to_square]:
+        return text  # a battle: what the world holds there decides it, not what the computer knows
+    after = world.copy()
+    after.push(choice)
+    stopped = sq not in {r[0] for r in model.lost_races(after.board, False, unknown)}
+    return text + (f"; {choice} is in time to stop it" if stopped else f"; {choice} does not stop it")
 
 
 class RememberingPlayer(ComputerPlayer):

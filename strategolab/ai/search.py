@@ -9,7 +9,7 @@ from strategolab.board import STRIDE, Square
 from strategolab.state import KIND, OWNER, REVEALED, Move, Piece, State
 from strategolab.views import View
 
-from .evaluation import _ATTACKER_WINS, _DEFENDER_WINS, Model
+from .evaluation import _DEFENDER_WINS, Model
 
 _INF = float("inf")
 
@@ -43,11 +43,12 @@ class Search:
                       and c & REVEALED and mobile[c & KIND]}
 
     def relevant(self, f: Square, t: Square, player: int) -> bool:
-        """Does a move touch the enemy (attack, or start/end next to an enemy piece)?  Others are judged
-        together: away from the enemy, one quiet move leaves the same replies as another."""
+        """Does a move touch the enemy (attack, or start/end next to an enemy piece) or end near our Flag (where
+        a race to it is looked at)?  Others are judged together: away from the enemy, one quiet move leaves the
+        same replies as another."""
         board = self.board
-        if board[t]:
-            return True
+        if board[t] or t in self.m.race_near:
+            return True  # a battle, or a step near our Flag, which may change a race to it
         bit = player << 5
         nb = self.m.neighbours
         for s in nb[t]:
@@ -338,6 +339,9 @@ class Search:
         threats = self.threats()
         if threats and self.flag_threatened(threats):
             value = min(value, score - m.win / 2)
+        race = m.race(board, True, self.unknown)
+        if race:
+            value = min(value, score - race)
         if len(threats) > 1:
             # We can save one piece that a known enemy piece attacks, not two: the second is likely lost.
             value += m.THREAT * threats[1][0]
@@ -345,7 +349,8 @@ class Search:
 
     def flag_threatened(self, threats: list[tuple[float, Square, Square]]) -> bool:
         """With us to move: does a known enemy piece attack our Flag that none of our neighbouring pieces can
-        take?  The Flag cannot step away like another threatened piece, so that threat is not one we save."""
+        take or trade with?  The Flag cannot step away like another threatened piece, so that threat is not
+        one we save."""
         m = self.m
         board = self.board
         mine = m.me << 5
@@ -354,14 +359,19 @@ class Search:
                 continue
             e = board[s] & KIND
             if not any((c := board[x]) and c & OWNER == mine and m.mobile[c & KIND]
-                       and m.battle[c & KIND][e] == _ATTACKER_WINS for x in m.neighbours[s]):
+                       and m.battle[c & KIND][e] != _DEFENDER_WINS for x in m.neighbours[s]):
                 return True
         return False
 
     def exposed(self, value: float, score: float) -> float:
         """With the enemy to move: our Flag within its reach counts as half lost (it may not know it is the
-        Flag), unless what it can do otherwise is worse for us."""
-        return min(value, score - self.m.win / 2) if self.m.flag_exposed(self.board) else value
+        Flag), unless what it can do otherwise is worse for us; a race to it we cannot win, in part
+        (:meth:`Model.race`)."""
+        m = self.m
+        if m.flag_exposed(self.board):
+            return min(value, score - m.win / 2)
+        race = m.race(self.board, False, self.unknown)
+        return min(value, score - race) if race else value
 
     def leaf_after_quiet(self, score: float, last_to: Square) -> float:
         """After a quiet move away from the enemy: the opponent's best capture by its last-moved piece."""
@@ -377,7 +387,10 @@ class Search:
         if p != m.me:
             options += [(f, t) for _, f, t in self.threats()]
         value = self.best_capture(score, options, p == m.me)
-        return value if p == m.me else self.exposed(value, score)
+        if p != m.me:
+            return self.exposed(value, score)
+        race = m.race(board, True, self.unknown)
+        return min(value, score - race) if race else value
 
     def best_capture(self, score: float, options: list[tuple[Square, Square]], ours: bool) -> float:
         """The score after the best of these attacks for the side to move, or standing pat if none pays.
