@@ -139,8 +139,10 @@ class Model:
     DANGER_DECAY = 0.55
     RACE_HORIZON = 7  # moves an intruder may need to stand next to our Flag for the race to be looked at
     RACE_DECAY = 0.7  # a lost race counts half a win when the intruder stands next to the Flag, less per move
+    RACE_FLOOR = 0.1  # ... times twice what the enemy can believe our Flag is there (at least this, at most 1)
 
-    def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0) -> None:
+    def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0,
+                 theirs: dict[Square, list[float]] | None = None) -> None:
         rs = view.ruleset
         self.rs = rs
         self.me = me = view.player
@@ -281,11 +283,17 @@ class Model:
         self.race_squares: tuple[Square, ...] = ()
         self.race_near: frozenset[Square] = frozenset()  # the race zone, for quick membership tests
         self._races: dict[tuple, float] = {}
+        self.race_share = 1.0
         if flags and guard:
             self.race_zone = tuple(s for s, d in defuser.items() if 0 < d <= self.RACE_HORIZON + 1)
             self.race_near = frozenset(self.race_zone)
             self.flag_neighbours = tuple(geo.neighbours[flags[0]])
             self.race_squares = tuple(s for s, d in dist[flags[0]].items() if d <= self.RACE_HORIZON + 2)
+            # How likely the enemy is to go for that square: what it can believe our Flag is there (``theirs``,
+            # the enemy's beliefs about our unseen pieces; certain once our Flag is seen or without them).
+            flag_kind = next(i for i, k in enumerate(kinds) if k.is_flag)
+            row = (theirs or {}).get(flags[0])
+            self.race_share = max(self.RACE_FLOOR, min(1.0, 2 * row[flag_kind])) if row else 1.0
         self.pst = pst
 
     def _army_weight(self) -> float:
@@ -352,9 +360,9 @@ class Model:
         through our Bombs if it defuses them, taking what stands on that last square if it beats it), against
         the moves our nearest piece that beats or trades with it needs to take it there.  A race we cannot win
         counts as part of a lost game: half of one when the intruder stands next to the Flag already, less the
-        further it has to go (it may not know where the Flag is).  A piece we have not seen counts by what we
-        believe it is (``unknown``: square -> (kind code, probability) pairs), not by the world's guess.
-        ``ours_to_move``: whose turn it is on ``board``."""
+        further it has to go, and less the less the enemy can believe our Flag is there (:attr:`race_share`).
+        A piece we have not seen counts by what we believe it is (``unknown``: square -> (kind code,
+        probability) pairs), not by the world's guess.  ``ours_to_move``: whose turn it is on ``board``."""
         if not self.race_zone:
             return 0.0
         enemy = (1 - self.me) << 5
@@ -379,7 +387,7 @@ class Model:
         """:meth:`race` for the ``intruders`` (enemy movable pieces in the race zone) on ``board``."""
         worst = 0.0
         for _, mass, lost in self.lost_races(board, ours_to_move, unknown, intruders):
-            share = sum(p * 0.5 * self.win * self.RACE_DECAY ** t for _, p, t in lost) / mass
+            share = sum(p * 0.5 * self.race_share * self.win * self.RACE_DECAY ** t for _, p, t in lost) / mass
             worst = max(worst, share)
         return worst
 
