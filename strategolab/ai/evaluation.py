@@ -281,12 +281,10 @@ class Model:
         self.race_zone: tuple[Square, ...] = ()
         self.flag_neighbours: tuple[Square, ...] = ()
         self.race_squares: tuple[Square, ...] = ()
-        self.race_near: frozenset[Square] = frozenset()  # the race zone, for quick membership tests
         self._races: dict[tuple, float] = {}
         self.race_share = 1.0
         if flags and guard:
             self.race_zone = tuple(s for s, d in defuser.items() if 0 < d <= self.RACE_HORIZON + 1)
-            self.race_near = frozenset(self.race_zone)
             self.flag_neighbours = tuple(geo.neighbours[flags[0]])
             self.race_squares = tuple(s for s, d in dist[flags[0]].items() if d <= self.RACE_HORIZON + 2)
             # How likely the enemy is to go for that square: what it can believe our Flag is there (``theirs``,

@@ -43,12 +43,11 @@ class Search:
                       and c & REVEALED and mobile[c & KIND]}
 
     def relevant(self, f: Square, t: Square, player: int) -> bool:
-        """Does a move touch the enemy (attack, or start/end next to an enemy piece) or end near our Flag (where
-        a race to it is looked at)?  Others are judged together: away from the enemy, one quiet move leaves the
-        same replies as another."""
+        """Does a move touch the enemy (attack, or start/end next to an enemy piece)?  Others are judged
+        together: away from the enemy, one quiet move leaves the same replies as another."""
         board = self.board
-        if board[t] or t in self.m.race_near:
-            return True  # a battle, or a step near our Flag, which may change a race to it
+        if board[t]:
+            return True
         bit = player << 5
         nb = self.m.neighbours
         for s in nb[t]:
@@ -389,7 +388,9 @@ class Search:
         value = self.best_capture(score, options, p == m.me)
         if p != m.me:
             return self.exposed(value, score)
-        race = m.race(board, True, self.unknown)
+        # The enemy's quiet moves were judged together, without playing them: one of them may be a step towards
+        # our Flag, so its race counts as if the enemy were still to move (one move nearer, as after that step).
+        race = m.race(board, False, self.unknown)
         return min(value, score - race) if race else value
 
     def best_capture(self, score: float, options: list[tuple[Square, Square]], ours: bool) -> float:
