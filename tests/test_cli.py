@@ -367,8 +367,11 @@ def _wait_for(condition: Callable[[], object], seconds: float = 60) -> None:
 def test_a_killed_convert_leaves_no_temporary_file_nor_workers(tmp_path: Path, how: str) -> None:
     target = tmp_path / "all.sgn"
     month = ARCHIVE / "strados2014-0.zip"  # about a thousand games: seconds of work for two workers
+    # Ctrl-C as in a terminal, even if whatever started the test suite ignores SIGINT (a background job does,
+    # and a child inherits that): then Python would never raise KeyboardInterrupt and the convert would finish.
     child = subprocess.Popen([sys.executable, "-m", "strategolab", "convert", str(month), "-o", str(target),
-                              "-j", "2", "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                              "-j", "2", "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         _wait_for(lambda: list(tmp_path.glob(".all.sgn.*.tmp")) and len(_children(child.pid)) >= 2)
         workers = _children(child.pid)
