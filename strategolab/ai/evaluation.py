@@ -16,10 +16,10 @@ from .beliefs import remaining_hidden
 
 WIN = 2000.0  # a captured Flag, in the same units as the material values (about a whole army)
 _ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
+_DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
 # A race to our Flag we cannot win: the enemy piece's square, the probability that it moves at all, and each
 # type it may be that wins the race, as (kind code, probability, moves it needs to stand next to our Flag).
 LostRace = tuple[Square, float, list[tuple[int, float, int]]]
-_DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
 
 
 def piece_values(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int]) -> list[float]:
@@ -361,11 +361,7 @@ class Model:
         further it has to go, and less the less the enemy can believe our Flag is there (:attr:`race_share`).
         A piece we have not seen counts by what we believe it is (``unknown``: square -> (kind code,
         probability) pairs), not by the world's guess.  ``ours_to_move``: whose turn it is on ``board``."""
-        if not self.race_zone:
-            return 0.0
-        enemy = (1 - self.me) << 5
-        mobile = self.mobile
-        intruders = [s for s in self.race_zone if (c := board[s]) and c & OWNER == enemy and mobile[c & KIND]]
+        intruders = self._intruders(board)
         if not intruders:
             return 0.0
         # The answer depends only on the squares near our Flag (our pieces there, where enemy pieces stand, what
@@ -377,26 +373,29 @@ class Model:
         key = (ours_to_move, tuple(near), tuple(tuple(unknown[s]) if s in unknown else board[s] for s in intruders))
         cached = self._races.get(key)
         if cached is None:
-            cached = self._races[key] = self._race(board, ours_to_move, unknown, intruders)
+            races = self.lost_races(board, ours_to_move, unknown, intruders)
+            cached = self._races[key] = max((self.race_cost(race) for race in races), default=0.0)
         return cached
 
-    def _race(self, board: list[int], ours_to_move: bool, unknown: dict[Square, list[tuple[int, float]]],
-              intruders: list[Square]) -> float:
-        """:meth:`race` for the ``intruders`` (enemy movable pieces in the race zone) on ``board``."""
-        worst = 0.0
-        for _, mass, lost in self.lost_races(board, ours_to_move, unknown, intruders):
-            share = sum(p * 0.5 * self.race_share * self.win * self.RACE_DECAY ** t for _, p, t in lost) / mass
-            worst = max(worst, share)
-        return worst
+    def race_cost(self, race: LostRace) -> float:
+        """What one lost race costs: half a win × 0.7 per move the intruder still needs × :attr:`race_share`,
+        over the types it may be (given that it moves)."""
+        _, mass, lost = race
+        return sum(p * 0.5 * self.race_share * self.win * self.RACE_DECAY ** t for _, p, t in lost) / mass
+
+    def _intruders(self, board: list[int]) -> list[Square]:
+        """The enemy's movable pieces in the race zone on ``board``."""
+        enemy = (1 - self.me) << 5
+        mobile = self.mobile
+        return [s for s in self.race_zone if (c := board[s]) and c & OWNER == enemy and mobile[c & KIND]]
 
     def lost_races(self, board: list[int], ours_to_move: bool, unknown: dict[Square, list[tuple[int, float]]],
                    intruders: Sequence[Square] | None = None) -> list[LostRace]:
         """The races to our Flag we cannot win on ``board`` (:data:`LostRace`, one per enemy piece near it that
         may win one); ``intruders``: the enemy movable pieces to look at (default: all in the race zone)."""
         mobile = self.mobile
-        enemy = (1 - self.me) << 5
         if intruders is None:
-            intruders = [s for s in self.race_zone if (c := board[s]) and c & OWNER == enemy and mobile[c & KIND]]
+            intruders = self._intruders(board)
         if not intruders:
             return []
         approach = self._approach(board)

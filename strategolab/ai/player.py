@@ -166,9 +166,8 @@ def _race_words(view: View, model: Model, world: State, beliefs: dict[Square, li
     races = model.lost_races(world.board, False, unknown)
     if not races:
         return ""
-    decay = model.RACE_DECAY
-    sq, mass, lost = max(races, key=lambda r: sum(p * decay ** t for _, p, t in r[2]) / r[1])
-    kind, p, moves = max(lost, key=lambda x: x[1] * decay ** x[2])
+    sq, mass, lost = max(races, key=model.race_cost)
+    kind, p, moves = max(lost, key=lambda x: x[1] * model.RACE_DECAY ** x[2])
     name = view.ruleset.piece_types[kind - 1].name
     who = f"the {name} on {square_name(sq)}" if sq not in unknown else \
         f"the piece on {square_name(sq)} ({name} {p / mass:.0%})"
