@@ -57,6 +57,25 @@ def piece_values(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int]
     return out
 
 
+def top_bonus(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int], share: float) -> list[float]:
+    """What one side's strongest pieces are worth beyond :func:`piece_values`: a piece that no enemy piece
+    outranks holds the board's top, and losing the last such piece hands that top to the enemy's strongest,
+    which then beats everything it meets (a lost Marshal while the enemy's lives decides most games).  The
+    ``share`` of each such piece's rank value, split among our pieces that hold the top together."""
+    kinds = rs.piece_types
+    ranks = sorted({k.strength for k in kinds if k.movable})
+    enemy_top = max((k.strength for k, n in zip(kinds, enemy_left, strict=True) if k.movable and n), default=None)
+    out = [0.0] * len(kinds)
+    if enemy_top is None:
+        return out
+    holders = [i for i, (k, n) in enumerate(zip(kinds, own_left, strict=True))
+               if n and k.movable and k.strength >= enemy_top]
+    count = sum(own_left[i] for i in holders)
+    for i in holders:
+        out[i] = share * 10.0 * 1.45 ** ranks.index(kinds[i].strength) / count
+    return out
+
+
 @functools.cache
 def win_value(rs: Ruleset) -> float:
     """What capturing the Flag is worth in ``rs``: :data:`WIN` (about a classic army) scaled to this army's
@@ -140,6 +159,7 @@ class Model:
     RACE_HORIZON = 7  # moves an intruder may need to stand next to our Flag for the race to be looked at
     RACE_DECAY = 0.7  # a lost race counts half a win when the intruder stands next to the Flag, less per move
     RACE_FLOOR = 0.1  # ... times twice what the enemy can believe our Flag is there (at least this, at most 1)
+    TOP = 1.0  # what holding the board's top adds to the pieces that hold it, as a share of their rank value
 
     def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0,
                  theirs: dict[Square, list[float]] | None = None) -> None:
@@ -167,8 +187,13 @@ class Model:
             piece = view.piece_at(s)
             if piece is not None:
                 enemy_left[index[piece.type.name]] += 1
-        own_v = piece_values(rs, own_left, enemy_left)
-        enemy_v = piece_values(rs, enemy_left, own_left)
+        own_base = piece_values(rs, own_left, enemy_left)
+        enemy_base = piece_values(rs, enemy_left, own_left)
+        own_top = top_bonus(rs, own_left, enemy_left, self.TOP)
+        enemy_top = top_bonus(rs, enemy_left, own_left, self.TOP)
+        own_v = [v + b for v, b in zip(own_base, own_top, strict=True)]
+        enemy_v = [v + b for v, b in zip(enemy_base, enemy_top, strict=True)]
+        bases = {me: own_base, 1 - me: enemy_base}
         self.material = (sum(v * c for v, c in zip(own_v, own_left, strict=True))
                          - sum(v * c for v, c in zip(enemy_v, enemy_left, strict=True)))
         self.values = {me: own_v, 1 - me: enemy_v}
@@ -181,12 +206,13 @@ class Model:
         # Only in a big army, where the strongest piece can wait for its moment (in barrage it must act).
         top_info = 0.15 + (self.TOP_INFO - 0.15) * self._army_weight()
         for side, v in self.values.items():
+            b = bases[side]
             for i in range(n):
                 val[side][i + 1] = v[i]
                 # A known piece is easier to meet with the right piece: top pieces lose most by being seen.
                 # The strongest piece loses most where a special piece (the Spy) beats it: once it is
                 # known, that piece knows whom to wait for.
-                share = (top_info if kinds[i] is hunted else 0.15 if v[i] >= 0.6 * max(v) else 0.1)
+                share = (top_info if kinds[i] is hunted else 0.15 if b[i] >= 0.6 * max(b) else 0.1)
                 info[side][i + 1] = share * v[i] if kinds[i].movable else 3.0
         self.val = val
         self.info = info
@@ -195,7 +221,7 @@ class Model:
         # same Flag without risking the dear one on a Bomb.
         prize = [[0.0] * (n + 1), [0.0] * (n + 1)]
         for side, v in self.values.items():
-            movers = [x for x, k in zip(v, kinds, strict=True) if k.movable] or [0.0]
+            movers = [x for x, k in zip(bases[side], kinds, strict=True) if k.movable] or [0.0]
             # Cheap: at most a fifth of the best piece, or little more than the cheapest (in a small army).
             cheap = max(self.CHEAP * max(movers), 1.5 * min(movers))
             for i in range(n):
@@ -204,7 +230,7 @@ class Model:
         self.bomb_extra = [[0.0 if p >= self.win else self.BOMB_EXTRA * x for p, x in zip(pr, vl, strict=True)]
                            for pr, vl in zip(prize, val, strict=True)]
         self.prize = prize
-        self.doubt = self.DOUBT * max(max(v) for v in self.values.values())
+        self.doubt = self.DOUBT * max(max(v) for v in bases.values())
         size = geo.size
         zero = [0.0] * size
         pst: list[list[list[float]]] = [[zero] * (n + 1), [zero] * (n + 1)]

@@ -153,9 +153,11 @@ class ComputerPlayer:
                     if not kinds[k].movable and s.m.battle[a][k + 1] == _DEFENDER_WINS:
                         v -= s.m.bomb_extra[view.player][a]  # a cheap piece could have found this Bomb
                 w.set_piece(t, before, moved=view.has_moved(t))
-                total += p * v
+                # Each type is met in a different world: count its gain over that world's own position, not
+                # the world's value, which differs from the others' by what that world guessed elsewhere.
+                total += p * (v - roots[i])
                 mass += p
-            return total / mass
+            return sum(roots) / len(roots) + total / mass
         return sum(s.value(move, depth, r, -1) for s, r in zip(searches, roots, strict=True)) / len(searches)
 
 

@@ -36,9 +36,16 @@ class Search:
         self.nodes = 0
         self.unknown = pairs(beliefs)
         self.mine = pairs(theirs or {})
+        # A hidden piece that steps is no Bomb and no Flag: the row it carries on, per row it starts with.
+        mobile = model.mobile
+        self.stepped: dict[int, tuple[Pairs, Pairs]] = {}
+        for u in (self.unknown, self.mine):
+            for row in u.values():
+                total = sum(p for k, p in row if mobile[k])
+                if 0 < total < 1.0 - 1e-9:
+                    self.stepped[id(row)] = (row, [(k, p / total) for k, p in row if mobile[k]])
         # Enemy pieces we know and that can move: the ones whose threats the leaves can count exactly.
         enemy = (1 - model.me) << 5
-        mobile = model.mobile
         self.known = {s for s in world.geometry.land if (c := self.board[s]) and c & OWNER == enemy
                       and c & REVEALED and mobile[c & KIND]}
 
@@ -106,7 +113,7 @@ class Search:
 
     def track(self, f: Square, t: Square) -> list | None:
         """Before a move is pushed: keep the hidden-piece maps up to date (a battle shows both pieces, a run
-        shows a Scout) and return what :meth:`untrack` needs to undo it."""
+        shows a Scout, a step shows the piece can move) and return what :meth:`untrack` needs to undo it."""
         undo = None
         attack = self.board[t]
         step = (t - f) in (1, -1, STRIDE, -STRIDE)
@@ -117,7 +124,8 @@ class Search:
             elif f in u:
                 row = u.pop(f)
                 if step:
-                    u[t] = row
+                    hit = self.stepped.get(id(row))
+                    u[t] = hit[1] if hit is not None and hit[0] is row else row
                 undo = (undo or []) + [(u, f, row), (u, t, None)]
         return undo
 
