@@ -40,7 +40,7 @@ from .beliefs import (
     sample_identities,
     their_belief_table,
 )
-from .evaluation import WIN, piece_values, win_value
+from .evaluation import WIN, piece_values, top_bonus, win_value
 from .explanation import Candidate, Reasoning
 from .levels import LEVELS, Level
 from .memory import SetupMemory, shown_setup
@@ -64,5 +64,6 @@ __all__ = [
     "sample_identities",
     "shown_setup",
     "their_belief_table",
+    "top_bonus",
     "win_value",
 ]

@@ -22,6 +22,13 @@ _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
 LostRace = tuple[Square, float, list[tuple[int, float, int]]]
 
 
+@functools.cache
+def _rank_values(rs: Ruleset) -> tuple[float, ...]:
+    """Each piece type's value by strength alone: 10 for the weakest movable rank, × 1.45 a rank; 0 immobile."""
+    ranks = sorted({k.strength for k in rs.piece_types if k.movable})
+    return tuple(10.0 * 1.45 ** ranks.index(k.strength) if k.movable else 0.0 for k in rs.piece_types)
+
+
 def piece_values(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int]) -> list[float]:
     """Material value of each of one side's piece types (``ruleset.piece_types`` order), for this moment.
 
@@ -32,8 +39,7 @@ def piece_values(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int]
     :data:`WIN`).
     """
     kinds = rs.piece_types
-    ranks = sorted({k.strength for k in kinds if k.movable})
-    base = [10.0 * 1.45 ** ranks.index(k.strength) if k.movable else 0.0 for k in kinds]
+    base = _rank_values(rs)
     # The last few movable pieces are worth more: a side that cannot move loses.
     movers = sum(n for k, n in zip(kinds, own_left, strict=True) if k.movable)
     scarce = 150.0 / movers if 0 < movers <= 4 else 0.0
@@ -63,7 +69,7 @@ def top_bonus(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int], s
     which then beats everything it meets (a lost Marshal while the enemy's lives decides most games).  The
     ``share`` of each such piece's rank value, split among our pieces that hold the top together."""
     kinds = rs.piece_types
-    ranks = sorted({k.strength for k in kinds if k.movable})
+    base = _rank_values(rs)
     enemy_top = max((k.strength for k, n in zip(kinds, enemy_left, strict=True) if k.movable and n), default=None)
     out = [0.0] * len(kinds)
     if enemy_top is None:
@@ -72,7 +78,7 @@ def top_bonus(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int], s
                if n and k.movable and k.strength >= enemy_top]
     count = sum(own_left[i] for i in holders)
     for i in holders:
-        out[i] = share * 10.0 * 1.45 ** ranks.index(kinds[i].strength) / count
+        out[i] = share * base[i] / count
     return out
 
 
