@@ -101,6 +101,10 @@ def test_replay_keeps_work_and_finds_games_in_the_browser(page: Page, lab: Lab, 
         # A comment typed but not kept survives stepping away and back.
         pg.click(f"{APP} button.sl-next")
         wait_info(pg, "Move 1 of")
+        # Its own comment has arrived (on a loaded machine it can follow the info line): typing replaces it.
+        own = sl.notation.read_game(SHIPPED / "scout-run.sgn").next().comment.split()[:4]  # type: ignore[union-attr]
+        pg.wait_for_function("t => document.querySelector('.sl-replay .sl-comment textarea').value.split(/\\s+/)"
+                             ".slice(0, 4).join(' ') === t", arg=" ".join(own))
         pg.fill(f"{APP} .sl-comment textarea", "Typed in the browser, never kept.")
         pg.click(f"{APP} button.sl-next")
         wait_info(pg, "Move 2 of")
