@@ -36,16 +36,11 @@ class Search:
         self.nodes = 0
         self.unknown = pairs(beliefs)
         self.mine = pairs(theirs or {})
-        # A hidden piece that steps is no Bomb and no Flag: the row it carries on, per row it starts with.
-        mobile = model.mobile
-        self.stepped: dict[int, tuple[Pairs, Pairs]] = {}
-        for u in (self.unknown, self.mine):
-            for row in u.values():
-                total = sum(p for k, p in row if mobile[k])
-                if 0 < total < 1.0 - 1e-9:
-                    self.stepped[id(row)] = (row, [(k, p / total) for k, p in row if mobile[k]])
+        # Each belief row given that its piece moves (see :meth:`moving`), by the row's id (the row kept beside).
+        self._moving: dict[int, tuple[Pairs, Pairs | None]] = {}
         # Enemy pieces we know and that can move: the ones whose threats the leaves can count exactly.
         enemy = (1 - model.me) << 5
+        mobile = model.mobile
         self.known = {s for s in world.geometry.land if (c := self.board[s]) and c & OWNER == enemy
                       and c & REVEALED and mobile[c & KIND]}
 
@@ -90,12 +85,24 @@ class Search:
             total += p * d
         return total
 
+    def moving(self, row: Pairs) -> Pairs | None:
+        """A hidden piece's belief ``row`` given that it moves: immobile types dropped, the rest scaled to 1
+        (None if none may move).  Kept per row, as the same rows are asked about all through the search."""
+        hit = self._moving.get(id(row))
+        if hit is not None and hit[0] is row:
+            return hit[1]
+        mobile = self.m.mobile
+        kept = [(k, p) for k, p in row if mobile[k]]
+        total = sum(p for _, p in kept)
+        out = [(k, p / total) for k, p in kept] if total > 0 else None
+        self._moving[id(row)] = (row, out)
+        if out is not None:
+            self._moving[id(out)] = (out, out)
+        return out
+
     def movers(self, f: Square) -> Pairs:
         """The types the hidden enemy piece on ``f`` may be, given that it moves (immobile types dropped)."""
-        mobile = self.m.mobile
-        row = [(k, p) for k, p in self.unknown[f] if mobile[k]]
-        total = sum(p for _, p in row)
-        return [(k, p / total) for k, p in row] if total > 0 else [(self.board[f] & KIND, 1.0)]
+        return self.moving(self.unknown[f]) or [(self.board[f] & KIND, 1.0)]
 
     def typed_attack(self, move: Move, score: float, last_to: Square) -> list[tuple[float, float]]:
         """An attack by an enemy piece we have not seen, as the last move searched: the value after it for
@@ -124,8 +131,7 @@ class Search:
             elif f in u:
                 row = u.pop(f)
                 if step:
-                    hit = self.stepped.get(id(row))
-                    u[t] = hit[1] if hit is not None and hit[0] is row else row
+                    u[t] = self.moving(row) or row  # a piece that steps is no Bomb and no Flag
                 undo = (undo or []) + [(u, f, row), (u, t, None)]
         return undo
 
