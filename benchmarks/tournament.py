@@ -11,7 +11,12 @@ least 70% of decided games; medium's median move under 0.5 s; hard's 95th percen
 With ``--bot NAME=COMMAND`` (repeatable): each ``--level`` (default hard) against each bot, refereed by the kit
 through :class:`strategolab.engines.UccEngine` under the ``ucc`` rule set (the competition manager's rules)
 unless ``--ruleset`` says otherwise.  A bot whose program is absent is skipped with a note, so the command
-works on any machine.  A bot that crashes, hangs past ``--timeout`` or moves illegally loses that game.
+works on any machine.  A bot that crashes, hangs past ``--timeout`` or moves illegally loses that game.  Then
+issue 13's targets are checked for the pairings played (hard wins 80% of decided games against peternlewis and
+95% against the other bots, in all and in each colour; medium wins half its games against peternlewis).
+
+``--records FILE.sgn`` keeps every game in the kit's notation, to study how games were lost (read it with
+``strategolab.read_games(pathlib.Path(FILE))`` or open it in the replay notebook).
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
@@ -35,6 +40,8 @@ from dataclasses import dataclass, field
 
 from strategolab import ai
 from strategolab.engines import UccEngine
+from strategolab.files import atomic_output
+from strategolab.notation import write_game
 from strategolab.players import Player, game_seed, make_player, play_match
 from strategolab.rules import BLUE, RED
 
@@ -54,6 +61,7 @@ class Result:
     times: dict[str, list[float]] = field(default_factory=dict)  # player name -> seconds per move
     seconds: float = 0.0
     reason: str = ""  # why a player forfeited, if one did
+    record: str = ""  # the game in the kit's notation, when --records asked for it
 
 
 def pairings() -> list[tuple[str, str]]:
@@ -73,9 +81,9 @@ def player(name: str, seed: int, bots: dict[str, str], timeout: float, memory: s
     return make_player(name, seed)
 
 
-def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float, str | None]) -> Result:
+def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float, str | None, bool]) -> Result:
     """Play game ``index`` of a pairing; the first-named player is Red in even games, Blue in odd ones."""
-    (a, b), index, ruleset, seed, max_plies, bots, timeout, memory = task
+    (a, b), index, ruleset, seed, max_plies, bots, timeout, memory, keep = task
     s = game_seed(seed, hash_pairing((a, b)) * 100_000 + index)
     first, second = player(a, s, bots, timeout, memory), player(b, s + 1, bots, timeout, memory)
     red, blue = (first, second) if index % 2 == 0 else (second, first)
@@ -93,8 +101,13 @@ def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float,
     score = "draw" if not decided else "win" if outcome.winner == a_side else "loss"  # type: ignore[union-attr]
     termination = "move limit" if outcome is None else outcome.termination.value
     plies = len(result.state.move_stack) if result.state is not None else 0
+    text = ""
+    if keep:
+        game = result.record({"Event": f"tournament {a} v {b}, seed {seed}", "Round": str(index + 1),
+                              "Red": name[RED], "Blue": name[BLUE]})
+        text = write_game(game) if game is not None else ""
     return Result((a, b), index, a_side, score, termination, plies, dict(times), time.perf_counter() - start,
-                  result.reason)
+                  result.reason, text)
 
 
 def hash_pairing(pair: tuple[str, str]) -> int:
@@ -110,6 +123,34 @@ def percentile(values: list[float], q: float) -> float:
 def wdl(results: list[Result]) -> tuple[int, int, int]:
     return (sum(r.score == "win" for r in results), sum(r.score == "draw" for r in results),
             sum(r.score == "loss" for r in results))
+
+
+# Issue 13's targets against the 2012 competition bots: (level, bot) -> least share of decided games won, in all
+# and in each colour (peternlewis, the champion, at 80 %; the rest at 95 %); medium wins half of all its games.
+BOT_TARGETS = {("hard", "peternlewis"): 0.80, **{("hard", bot): 0.95 for bot in (
+    "celsius", "celsius1.1", "vixen", "asmodeus", "ramen", "hunter", "basic_cpp")}}
+
+
+def bot_checks(results: list[Result], summary: dict[tuple[str, str], tuple[int, int, int]]
+               ) -> list[tuple[str, bool, str]]:
+    """PASS/FAIL lines for the target pairings that were played."""
+    checks = []
+    for pair, target in BOT_TARGETS.items():
+        if pair not in summary:
+            continue
+        parts, ok = [], True
+        for label, colour in (("all", None), ("as Red", RED), ("as Blue", BLUE)):
+            w, _, lo = wdl([r for r in results if r.pairing == pair and colour in (None, r.colour)])
+            rate = w / (w + lo) if w + lo else 1.0
+            ok = ok and rate >= target
+            parts.append(f"{label} {w}/{w + lo} = {rate:.1%}")
+        checks.append((f"{pair[0]} wins >= {target:.0%} of decided games against {pair[1]}, in all and in each "
+                       f"colour", ok, ", ".join(parts)))
+    if ("medium", "peternlewis") in summary:
+        w, d, lo = summary["medium", "peternlewis"]
+        checks.append(("medium wins at least half its games against peternlewis", w >= (w + d + lo) / 2,
+                       f"{w}/{w + d + lo}"))
+    return checks
 
 
 def present_bots(specs: list[str]) -> dict[str, str]:
@@ -148,6 +189,9 @@ def main() -> None:
     parser.add_argument("--memory", metavar="DIR", default=None,
                         help="kit levels remember what each opponent's setups showed, game after game, in DIR/LEVEL "
                              "(RememberingPlayer; games finish in any order, so a run is no longer reproducible)")
+    parser.add_argument("--records", metavar="FILE.sgn", default=None,
+                        help="write every game (pairing by pairing, in order) to this file in the kit's notation, "
+                             "to replay and study them")
     args = parser.parse_args()
 
     bots = present_bots(args.bot)
@@ -164,7 +208,8 @@ def main() -> None:
         pairs = pairings()
     # Costliest pairings first so the workers finish together.
     cost = {"random": 0, **{level: 2 ** i for i, level in enumerate(LEVELS)}}
-    tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout, args.memory)
+    keep = args.records is not None
+    tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout, args.memory, keep)
              for pair in pairs for i in range(args.games)]
     tasks.sort(key=lambda t: -(cost.get(t[0][0], 4) + cost.get(t[0][1], 4)))
     results: list[Result] = []
@@ -175,6 +220,11 @@ def main() -> None:
             if n % max(1, len(tasks) // 20) == 0 or n == len(tasks):
                 print(f"{n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     wall = time.perf_counter() - start
+    if keep:
+        texts = [r.record for r in sorted(results, key=lambda r: (pairs.index(r.pairing), r.index)) if r.record]
+        with atomic_output(args.records) as f:
+            f.write("\n".join(texts))
+        print(f"{len(texts)} games written to {args.records}", file=sys.stderr)
     report(results, pairs, ruleset, args, wall, bots)
 
 
@@ -216,10 +266,12 @@ def report(results: list[Result], pairs: list[tuple[str, str]], ruleset: str, ar
         if ts:
             print(f"{who:<16} {len(ts):>8} {statistics.median(ts):>9.4f} {percentile(ts, 0.95):>8.4f} "
                   f"{max(ts):>8.3f}")
-    if bots:
-        return
     print()
-    checks = []
+    checks = bot_checks(results, summary) if bots else []
+    if bots:
+        for text, ok, figure in checks:
+            print(f"{'PASS' if ok else 'FAIL'}  {text}: {figure}")
+        return
     for level in ("medium", "hard"):
         if (level, "random") in summary:
             w, d, lo = summary[level, "random"]

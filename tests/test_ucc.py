@@ -572,3 +572,23 @@ def test_the_play_widget_takes_a_bot_command() -> None:
     widget.bot.value = ""
     widget.use_bot.click()
     assert not isinstance(widget.controller.opponent, UccEngine)
+
+
+def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_checks_the_targets(
+        tmp_path: Path) -> None:
+    # The kit's own bot under the name of the champion: the benchmark referees it through UccEngine, writes
+    # every game, and prints the issue's target line for the pairing (whatever the games' result).
+    script = Path(__file__).parent.parent / "benchmarks" / "tournament.py"
+    out = tmp_path / "games.sgn"
+    bot = f"{sys.executable} -m strategolab ucc-bot --level easy"
+    run = subprocess.run([sys.executable, str(script), "--games", "2", "--processes", "1", "--level", "hard",
+                          "--max-plies", "120", "--bot", f"peternlewis={bot}", "--bot", "absent=/nonexistent/bot",
+                          "--records", str(out)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "skipping bot absent: /nonexistent/bot is not there" in run.stderr
+    assert re.search(r"^hard v peternlewis +\d+-\d+-\d+ ", run.stdout, re.M), run.stdout
+    assert re.search(r"^(PASS|FAIL)  hard wins >= 80% of decided games against peternlewis", run.stdout, re.M)
+    games = list(read_games(out))
+    assert [g.headers["Round"] for g in games] == ["1", "2"]
+    assert (games[0].headers["Red"], games[1].headers["Blue"]) == ("hard", "hard")
+    assert all(len(g.mainline_moves()) == 120 or g.headers.get("Termination") for g in games)
