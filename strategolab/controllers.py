@@ -252,10 +252,11 @@ class Hint:
 _LEVEL_WORDS = {
     "easy": "At easy level it looks only at the battle a move starts, and often picks by chance among moves "
             "that look alike.",
-    "medium": "At medium level it also checks whether the piece it moves could be taken right back, and it "
-              "imagines {worlds} ways the hidden pieces might stand.",
-    "hard": "At hard level it looks two moves ahead (a move and the best answer to it), and it imagines "
-            "{worlds} ways the hidden pieces might stand.",
+    "medium": "At medium level it looks two moves ahead (a move and the answers to it, judged by what you can "
+              "know of its pieces), and it imagines {worlds} ways the hidden pieces might stand.",
+    "hard": "At hard level it looks as far ahead as medium does (in a small army one move further: its own "
+            "next move too), reads how your pieces behave as a clue to what they are, and imagines {worlds} "
+            "ways the hidden pieces might stand.",
 }
 
 

@@ -476,9 +476,11 @@ def test_a_trade_saves_the_flag_too(seed: int) -> None:
 
 
 def test_a_race_to_the_flag_counts_only_when_it_cannot_be_won() -> None:
-    """The race term itself: the Miner on J3 takes J2 next move; a Captain two moves from J2 is in time with
-    Red to move, not with Blue to move; a Captain three moves away never is; a Sergeant beside the Miner
-    takes it at once; and an unseen piece counts by how likely it is to be a Miner."""
+    """The race term itself: the Miner on J3 takes J2 next move; a Captain one move from J2 is in time with a
+    move to spare; one two moves away is just in time with Red to move (that counts Model.TIGHT of a lost
+    race: one move spent elsewhere loses it), too late with Blue to move; a Captain three moves away is always
+    too late, one six moves away more so; a Sergeant beside the Miner takes it at once; and an unseen piece
+    counts by how likely it is to be a Miner."""
     def race(spec: str, ours: bool, unknown: dict[int, list[tuple[int, float]]] | None = None) -> float:
         state = make("J1:rF I1:rB J2:rB! A10:bF " + spec, turn=RED if ours else BLUE)
         view = state.view(RED)
@@ -486,9 +488,12 @@ def test_a_race_to_the_flag_counts_only_when_it_cannot_be_won() -> None:
         return Model(view, squares, table, guard=80.0).race(state.board, ours, unknown or {})
 
     win = win_value(CLASSIC)
-    assert race("H2:r5 J3:b3'!", True) == 0.0
+    assert race("I2:r5 J3:b3'!", True) == 0.0
+    assert race("H2:r5 J3:b3'!", True) == pytest.approx(Model.TIGHT * win / 2 * Model.RACE_DECAY)
     assert race("H2:r5 J3:b3'!", False) == pytest.approx(win / 2 * Model.RACE_DECAY)
     assert race("G2:r5 J3:b3'!", True) == pytest.approx(win / 2 * Model.RACE_DECAY)
+    # A defender further behind counts more, so that it still comes closer: four moves late, 1 + 0.3 × 7/8.
+    assert race("D2:r5 J3:b3'!", True) == pytest.approx(win / 2 * Model.RACE_DECAY * (1 + Model.BEHIND * 7 / 8))
     assert race("I3:r4 J3:b3'!", True) == 0.0  # the Sergeant next to it takes it now
     assert race("G2:r5 J3:b4'!", True) == 0.0  # a Sergeant cannot take the Bombs
     kinds = CLASSIC.piece_types

@@ -23,11 +23,11 @@ depth-limited, and a small penalty for stepping back and forth keeps it from shu
 reproducible: the random draws come from the player's seed and the move number only.
 
 Levels (:data:`LEVELS`): ``easy`` judges a move only by its own battle, with uniform priors, one world
-and a lot of noise; ``medium`` also checks whether the moved piece can be taken back (and whether its Flag
-is left open), with real priors, four worlds and little noise; ``hard`` weighs every reply (two plies) in
-eight worlds, reads behaviour as evidence, models what the enemy can know about *our* pieces, and stands in
-the way of pieces that come for its Flag.  :class:`RememberingPlayer` is a computer player that also
-remembers, across games, what each opponent's setups showed (:class:`SetupMemory`) and takes it as its prior.
+and a lot of noise; ``medium`` weighs every reply (two plies) in four worlds with real priors, models what the
+enemy can know about *our* pieces, stands in the way of pieces that come for its Flag, and errs a little;
+``hard`` does the same in sixteen worlds, also reads the enemy's behaviour as evidence, and hardly errs.
+:class:`RememberingPlayer` is a computer player that also remembers, across games, what each opponent's
+setups showed (:class:`SetupMemory`) and takes it as its prior.
 Pure Python; the only imports are the engine's.
 """
 

@@ -17,9 +17,10 @@ from .beliefs import remaining_hidden
 WIN = 2000.0  # a captured Flag, in the same units as the material values (about a whole army)
 _ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
 _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
-# A race to our Flag we cannot win: the enemy piece's square, the probability that it moves at all, and each
-# type it may be that wins the race, as (kind code, probability, moves it needs to stand next to our Flag).
-LostRace = tuple[Square, float, list[tuple[int, float, int]]]
+# A race to our Flag we cannot win (or win with no move to spare): the enemy piece's square, the probability
+# that it moves at all, and each type it may be that wins the race, as (kind code, probability, moves it needs
+# to stand next to our Flag, moves our nearest defender that can stop it comes too late: 0 just in time).
+LostRace = tuple[Square, float, list[tuple[int, float, int, int]]]
 
 
 @functools.cache
@@ -165,6 +166,8 @@ class Model:
     RACE_HORIZON = 7  # moves an intruder may need to stand next to our Flag for the race to be looked at
     RACE_DECAY = 0.7  # a lost race counts half a win when the intruder stands next to the Flag, less per move
     RACE_FLOOR = 0.1  # ... times twice what the enemy can believe our Flag is there (at least this, at most 1)
+    TIGHT = 0.4  # a race our defender wins with no move to spare counts this share of a lost one ...
+    BEHIND = 0.3  # ... and one it loses by many moves up to this share more than one lost by a move
     TOP = 1.0  # what holding the board's top adds to the pieces that hold it, as a share of their rank value
 
     def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0,
@@ -210,7 +213,7 @@ class Model:
         hunted = strongest if any(strongest.name in k.beats_when_attacking for k in kinds if k.movable
                                   and k is not strongest) else None
         # Only in a big army, where the strongest piece can wait for its moment (in barrage it must act).
-        top_info = 0.15 + (self.TOP_INFO - 0.15) * self._army_weight()
+        top_info = 0.15 + (self.TOP_INFO - 0.15) * self.army_weight()
         for side, v in self.values.items():
             b = bases[side]
             for i in range(n):
@@ -305,7 +308,7 @@ class Model:
                     pst[me][a + 1] = row
             # Guarding pays in a big army with pieces to spare; a small one (barrage, pocket) needs every piece
             # up front, and the tournament shows hard losing to medium there when it guards.
-            guard *= self._army_weight()
+            guard *= self.army_weight()
             if guard:
                 self._guard(plain, defuser, targets, own_left, guard, pst)
         # Where an enemy piece stands close enough to our Flag for the race to it to be looked at (hard only,
@@ -326,7 +329,7 @@ class Model:
             self.race_share = max(self.RACE_FLOOR, min(1.0, 2 * row[flag_kind])) if row else 1.0
         self.pst = pst
 
-    def _army_weight(self) -> float:
+    def army_weight(self) -> float:
         """0 for armies of 10 movable pieces or fewer, 1 for 25 and more: how much the big-army habits count."""
         movers = sum(count for kind, count in self.rs.army if kind.movable)
         return min(1.0, max(0.0, (movers - self.GUARD_FROM) / self.GUARD_SPAN))
@@ -392,7 +395,12 @@ class Model:
         counts as part of a lost game: half of one when the intruder stands next to the Flag already, less the
         further it has to go, and less the less the enemy can believe our Flag is there (:attr:`race_share`).
         A piece we have not seen counts by what we believe it is (``unknown``: square -> (kind code,
-        probability) pairs), not by the world's guess.  ``ours_to_move``: whose turn it is on ``board``."""
+        probability) pairs), not by the world's guess.  ``ours_to_move``: whose turn it is on ``board``.
+
+        A race won with no move to spare counts in part (:attr:`TIGHT`) as lost: one move spent elsewhere, or
+        a way round we did not weigh, loses it, and a search two plies deep sees the loss only when it is too
+        late; one lost by more moves counts more (:attr:`BEHIND`), so a defender still comes closer.  (The games
+        showed it: defenders counted "in time" went hunting, or stood still once too late, and the Flag fell.)"""
         intruders = self._intruders(board)
         if not intruders:
             return 0.0
@@ -405,15 +413,23 @@ class Model:
         key = (ours_to_move, tuple(near), tuple(tuple(unknown[s]) if s in unknown else board[s] for s in intruders))
         cached = self._races.get(key)
         if cached is None:
-            races = self.lost_races(board, ours_to_move, unknown, intruders)
+            races = self._races_at(board, ours_to_move, unknown, intruders)
             cached = self._races[key] = max((self.race_cost(race) for race in races), default=0.0)
         return cached
 
     def race_cost(self, race: LostRace) -> float:
-        """What one lost race costs: half a win × 0.7 per move the intruder still needs × :attr:`race_share`,
-        over the types it may be (given that it moves)."""
+        """What one race costs: half a win × 0.7 per move the intruder still needs × :attr:`race_share` × how
+        late our defender is (:meth:`late`), over the types the intruder may be (given that it moves)."""
         _, mass, lost = race
-        return sum(p * 0.5 * self.race_share * self.win * self.RACE_DECAY ** t for _, p, t in lost) / mass
+        return sum(p * 0.5 * self.race_share * self.win * self.RACE_DECAY ** t * self.late(behind)
+                   for _, p, t, behind in lost) / mass
+
+    def late(self, behind: int) -> float:
+        """How much of a lost race one counts whose defender comes ``behind`` moves too late: :attr:`TIGHT`
+        when just in time (0), 1 when a move late, up to 1 + :attr:`BEHIND` when far too late."""
+        if behind <= 0:
+            return self.TIGHT
+        return 1.0 + self.BEHIND * (1.0 - 0.5 ** (behind - 1))
 
     def _intruders(self, board: list[int]) -> list[Square]:
         """The enemy's movable pieces in the race zone on ``board``."""
@@ -425,6 +441,17 @@ class Model:
                    intruders: Sequence[Square] | None = None) -> list[LostRace]:
         """The races to our Flag we cannot win on ``board`` (:data:`LostRace`, one per enemy piece near it that
         may win one); ``intruders``: the enemy movable pieces to look at (default: all in the race zone)."""
+        out = []
+        for s, mass, lost in self._races_at(board, ours_to_move, unknown, intruders):
+            lost = [x for x in lost if x[3] > 0]
+            if lost:
+                out.append((s, mass, lost))
+        return out
+
+    def _races_at(self, board: list[int], ours_to_move: bool, unknown: dict[Square, list[tuple[int, float]]],
+                  intruders: Sequence[Square] | None = None) -> list[LostRace]:
+        """:meth:`lost_races` with the races won with no move to spare too (``behind`` 0): per intruder type
+        the way to our Flag that costs most (:meth:`race_cost`)."""
         mobile = self.mobile
         if intruders is None:
             intruders = self._intruders(board)
@@ -433,6 +460,7 @@ class Model:
         approach = self._approach(board)
         battle = self.battle
         mine = self.me << 5
+        decay = self.RACE_DECAY
         out = []
         for s in intruders:
             c = board[s]
@@ -447,18 +475,23 @@ class Model:
                     continue
                 row = battle[a]
                 defuses = row[self.blocker] == _ATTACKER_WINS
-                soonest = None
+                worst = None
                 for occupant, maps, defenders in approach:
                     t = maps[defuses].get(s)
-                    if t is None or (soonest is not None and t >= soonest):
+                    if t is None:
                         continue
                     if occupant and row[occupant] != _ATTACKER_WINS:
                         continue  # it cannot take what stands there
                     allowed = t + 1 if ours_to_move else t
-                    if not any(m <= allowed and battle[k][a] != _DEFENDER_WINS for m, k in defenders):
-                        soonest = t
-                if soonest is not None:
-                    lost.append((a, p, soonest))
+                    soonest = min((m for m, k in defenders if battle[k][a] != _DEFENDER_WINS), default=None)
+                    behind = allowed + self.RACE_HORIZON if soonest is None else soonest - allowed
+                    if behind < 0:
+                        continue  # in time with a move to spare
+                    cost = decay ** t * self.late(behind)
+                    if worst is None or cost > worst[0]:
+                        worst = (cost, t, behind)
+                if worst is not None:
+                    lost.append((a, p, worst[1], worst[2]))
             if lost and mass > 0:
                 out.append((s, mass, lost))
         return out

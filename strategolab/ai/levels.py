@@ -20,17 +20,22 @@ class Level:
     opponent_model: bool  # the enemy, too, chooses by what it can know (else: it sees through our pieces)
     guard: float  # how strongly to stand in the way of enemy pieces that come for our Flag (0: not at all)
     noise: float  # random spread added to each move's score: weaker levels misjudge more
+    # plies searched instead of ``depth`` in a rule set whose army has at most 10 movable pieces (barrage,
+    # pocket), where a ply more costs little; None: ``depth`` everywhere
+    small_army_depth: int | None = None
 
 
 LEVELS: dict[str, Level] = {
     # Judges each move only by what it takes (or risks in its own battle), guesses where pieces stand.
     "easy": Level("easy", worlds=1, depth=0, priors=False, soft_evidence=False, opponent_model=False,
                   guard=0.0, noise=14.0),
-    # Also looks at whether the moved piece can be taken back; real priors, several worlds, little noise.
-    "medium": Level("medium", worlds=4, depth=1, priors=True, soft_evidence=False, opponent_model=False,
-                    guard=0.0, noise=2.0),
-    # Two plies (every reply is weighed), behavioural evidence, a model of what the enemy knows, and
-    # defenders placed in the way of pieces that come for its Flag.
-    "hard": Level("hard", worlds=8, depth=2, priors=True, soft_evidence=True, opponent_model=True,
-                  guard=80.0, noise=0.5),
+    # Two plies (every reply is weighed) in a few worlds, a model of what the enemy knows, and defenders in
+    # the way of pieces that come for its Flag; real priors, but the enemy's behaviour is not read, and a
+    # little noise.
+    "medium": Level("medium", worlds=4, depth=2, priors=True, soft_evidence=False, opponent_model=True,
+                    guard=80.0, noise=2.0),
+    # The same search in four times as many worlds (three plies in a small army), behavioural evidence, and
+    # almost no noise.
+    "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
+                  guard=80.0, noise=0.5, small_army_depth=3),
 }

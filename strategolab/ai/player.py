@@ -102,7 +102,10 @@ class ComputerPlayer:
         land = view.geometry.land
         roots = [model.static(w.board, land) for w in worlds]
         searches = [Search(model, w, beliefs, theirs) for w in worlds]
-        values = {mv: self._evaluate(mv, searches, roots, beliefs, view, level.depth) for mv in legal}
+        depth = level.depth
+        if level.small_army_depth is not None and model.army_weight() == 0.0:
+            depth = level.small_army_depth
+        values = {mv: self._evaluate(mv, searches, roots, beliefs, view, depth) for mv in legal}
         adjust = _adjustments(view, model)
         mean_root = sum(roots) / len(roots)
         cands = []
@@ -169,7 +172,7 @@ def _race_words(view: View, model: Model, world: State, beliefs: dict[Square, li
     if not races:
         return ""
     sq, mass, lost = max(races, key=model.race_cost)
-    kind, p, moves = max(lost, key=lambda x: x[1] * model.RACE_DECAY ** x[2])
+    kind, p, moves, _ = max(lost, key=lambda x: x[1] * model.RACE_DECAY ** x[2])
     name = view.ruleset.piece_types[kind - 1].name
     who = f"the {name} on {square_name(sq)}" if sq not in unknown else \
         f"the piece on {square_name(sq)} ({name} {p / mass:.0%})"
