@@ -3,6 +3,7 @@ plays every rule set to the end with legal moves only, reproducibly; and its set
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -667,3 +668,19 @@ def test_custom_rule_sets_fall_back_to_a_heuristic() -> None:
     state = play_game(ComputerPlayer("medium", seed=1), RandomPlayer(2), mini, seed=1, max_plies=60)
     assert state.move_stack
 
+
+
+def test_hard_searches_a_ply_deeper_only_in_a_small_army() -> None:
+    # Barrage (6 movable pieces a side) and pocket: hard's third ply searches many more positions than two
+    # plies would; in classic the setting changes nothing.
+    two = dataclasses.replace(LEVELS["hard"], name="hard-2", small_army_depth=None)
+    for ruleset, deeper in (("barrage", True), ("pocket", True), ("classic", False)):
+        state = random_game(get_ruleset(ruleset), 12, 11)
+        view = state.view(state.turn)
+        counts = []
+        for level in (LEVELS["hard"], two):
+            player = ComputerPlayer(level, seed=4)
+            player.choose_move(view)
+            assert player.last_reasoning is not None
+            counts.append(player.last_reasoning.nodes)
+        assert (counts[0] > 3 * counts[1]) if deeper else (counts[0] == counts[1]), (ruleset, counts)
