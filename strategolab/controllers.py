@@ -253,10 +253,11 @@ _LEVEL_WORDS = {
     "easy": "At easy level it looks only at the battle a move starts, and often picks by chance among moves "
             "that look alike.",
     "medium": "At medium level it looks two moves ahead (a move and the answers to it, judged by what you can "
-              "know of its pieces), and it imagines {worlds} ways the hidden pieces might stand.",
-    "hard": "At hard level it looks as far ahead as medium does (in a small army one move further: its own "
-            "next move too), reads how your pieces behave as a clue to what they are, and imagines {worlds} "
-            "ways the hidden pieces might stand.",
+              "know of its pieces; in a small army only whether its piece could be taken right back), and it "
+              "imagines {worlds} ways the hidden pieces might stand.",
+    "hard": "At hard level it looks two moves ahead (in a small army three: its own next move too), reads how "
+            "your pieces behave as a clue to what they are, and imagines {worlds} ways the hidden pieces might "
+            "stand.",
 }
 
 

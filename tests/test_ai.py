@@ -670,17 +670,23 @@ def test_custom_rule_sets_fall_back_to_a_heuristic() -> None:
 
 
 
-def test_hard_searches_a_ply_deeper_only_in_a_small_army() -> None:
-    # Barrage (6 movable pieces a side) and pocket: hard's third ply searches many more positions than two
-    # plies would; in classic the setting changes nothing.
-    two = dataclasses.replace(LEVELS["hard"], name="hard-2", small_army_depth=None)
-    for ruleset, deeper in (("barrage", True), ("pocket", True), ("classic", False)):
+@pytest.mark.parametrize("level", ["medium", "hard"])
+def test_the_search_depth_differs_only_in_a_small_army(level: str) -> None:
+    # Barrage (6 movable pieces a side) and pocket: hard's third ply searches many more positions than its two
+    # plies elsewhere would, medium's one far fewer than its two; in classic the setting changes nothing.
+    plain = dataclasses.replace(LEVELS[level], name=f"{level}-plain", small_army_depth=None)
+    for ruleset, small in (("barrage", True), ("pocket", True), ("classic", False)):
         state = random_game(get_ruleset(ruleset), 12, 11)
         view = state.view(state.turn)
         counts = []
-        for level in (LEVELS["hard"], two):
-            player = ComputerPlayer(level, seed=4)
+        for lv in (LEVELS[level], plain):
+            player = ComputerPlayer(lv, seed=4)
             player.choose_move(view)
             assert player.last_reasoning is not None
             counts.append(player.last_reasoning.nodes)
-        assert (counts[0] > 3 * counts[1]) if deeper else (counts[0] == counts[1]), (ruleset, counts)
+        if not small:
+            assert counts[0] == counts[1], (ruleset, counts)
+        elif level == "hard":
+            assert counts[0] > 3 * counts[1], (ruleset, counts)
+        else:
+            assert 3 * counts[0] < counts[1], (ruleset, counts)
