@@ -683,7 +683,7 @@ def _nodes(level: Level, view: View) -> int:
 def test_the_search_depth_differs_only_in_a_small_army(level: str) -> None:
     # Barrage (6 movable pieces a side) and pocket: hard's third ply searches many more positions than its two
     # plies elsewhere would, medium's one far fewer than its two; in classic the setting changes nothing, and
-    # hard goes deeper only where there are at most 20 legal moves (the third ply's time grows with them).
+    # hard goes deeper only where there are at most 30 legal moves (the third ply's time grows with them).
     lv = LEVELS[level]
     plain = dataclasses.replace(lv, name=f"{level}-plain", small_army_depth=None)
     seen = set()
@@ -693,7 +693,7 @@ def test_the_search_depth_differs_only_in_a_small_army(level: str) -> None:
             if state.outcome() is not None:
                 continue
             view = state.view(state.turn)
-            few = len(view.generate_legal_moves()) <= 20
+            few = len(view.generate_legal_moves()) <= 30
             if (ruleset, few) in seen:
                 continue
             seen.add((ruleset, few))

@@ -21,7 +21,7 @@ class Level:
     guard: float  # how strongly to stand in the way of enemy pieces that come for our Flag (0: not at all)
     noise: float  # random spread added to each move's score: weaker levels misjudge more
     # plies searched instead of ``depth`` in a rule set whose army has at most 10 movable pieces (barrage,
-    # pocket), where a ply more costs little (deeper only with at most 20 legal moves); None: ``depth``
+    # pocket), where a ply more costs little (deeper only with at most 30 legal moves); None: ``depth``
     small_army_depth: int | None = None
 
 

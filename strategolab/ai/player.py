@@ -253,8 +253,9 @@ def _check_view(view: object) -> None:
 
 
 # A small army searches deeper (Level.small_army_depth) only with at most this many legal moves: the time of
-# a third ply grows with them (barrage, 6 games: at most 0.9 s a move with 20 or fewer, up to 6 s with 34).
-_DEEPEN_MOVES = 20
+# a third ply grows with them (barrage, 6 games on the loaded machine: at most 2.4 s a move with 30 or fewer,
+# up to 6 s with more; at 20 hard beat medium only 12-0-8 in 20 games, at 30 15-0-5).
+_DEEPEN_MOVES = 30
 
 _PACE = 200  # quiet moves after which the computer presses for a battle in a rule set without a draw limit
 
