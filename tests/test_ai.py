@@ -22,6 +22,7 @@ from strategolab.ai import (
 )
 from strategolab.ai.evaluation import Model, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
+from strategolab.ai.player import _DEEPEN_MOVES
 from strategolab.players import RandomPlayer, play_game, selfplay
 from strategolab.rules import UCC
 from strategolab.setup_library import (
@@ -671,7 +672,6 @@ def test_custom_rule_sets_fall_back_to_a_heuristic() -> None:
     assert state.move_stack
 
 
-
 def _nodes(level: Level, view: View) -> int:
     player = ComputerPlayer(level, seed=4)
     player.choose_move(view)
@@ -683,7 +683,8 @@ def _nodes(level: Level, view: View) -> int:
 def test_the_search_depth_differs_only_in_a_small_army(level: str) -> None:
     # Barrage (6 movable pieces a side) and pocket: hard's third ply searches many more positions than its two
     # plies elsewhere would, medium's one far fewer than its two; in classic the setting changes nothing, and
-    # hard goes deeper only where there are at most 30 legal moves (the third ply's time grows with them).
+    # hard goes deeper only where there are at most _DEEPEN_MOVES legal moves (the third ply's time grows
+    # with them).
     lv = LEVELS[level]
     plain = dataclasses.replace(lv, name=f"{level}-plain", small_army_depth=None)
     seen = set()
@@ -693,7 +694,7 @@ def test_the_search_depth_differs_only_in_a_small_army(level: str) -> None:
             if state.outcome() is not None:
                 continue
             view = state.view(state.turn)
-            few = len(view.generate_legal_moves()) <= 30
+            few = len(view.generate_legal_moves()) <= _DEEPEN_MOVES
             if (ruleset, few) in seen:
                 continue
             seen.add((ruleset, few))

@@ -311,7 +311,7 @@ class Model:
             guard *= self.army_weight()
             if guard:
                 self._guard(plain, defuser, targets, own_left, guard, pst)
-        # Where an enemy piece stands close enough to our Flag for the race to it to be looked at (hard only,
+        # Where an enemy piece stands close enough to our Flag for the race to it to be looked at (medium and hard,
         # in a big army: the same habit as guarding).
         self.race_zone: tuple[Square, ...] = ()
         self.flag_neighbours: tuple[Square, ...] = ()
