@@ -168,6 +168,8 @@ class Model:
     RACE_FLOOR = 0.1  # ... times twice what the enemy can believe our Flag is there (at least this, at most 1)
     TIGHT = 0.4  # a race our defender wins with no move to spare counts this share of a lost one ...
     BEHIND = 0.3  # ... and one it loses by many moves up to this share more than one lost by a move
+    PROBE = 0.5  # the least weight a modelled enemy reply keeps when a cheap piece attacks one of our hidden pieces
+    PROBE_CHEAP = 0.25  # ... cheap: worth at most this share of the enemy's best piece
     TOP = 1.0  # what holding the board's top adds to the pieces that hold it, as a share of their rank value
 
     def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0,
@@ -240,6 +242,12 @@ class Model:
                            for pr, vl in zip(prize, val, strict=True)]
         self.prize = prize
         self.doubt = self.DOUBT * max(max(v) for v in bases.values())
+        # The enemy's cheap pieces attack our hidden pieces to find out what they are (a probe), even where the
+        # material expected does not pay: such a reply keeps at least :attr:`PROBE` of the weight of its best.
+        eb = bases[1 - me]
+        cheap_probe = self.PROBE_CHEAP * max(eb)
+        self.probe = (0.0, *(self.PROBE if k.movable and 0 < x <= cheap_probe else 0.0
+                             for k, x in zip(kinds, eb, strict=True)))
         size = geo.size
         zero = [0.0] * size
         pst: list[list[list[float]]] = [[zero] * (n + 1), [zero] * (n + 1)]

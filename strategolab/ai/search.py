@@ -285,10 +285,12 @@ class Search:
         board = self.board
         delta = self.m.delta
         mine = self.mine
-        options: list[tuple[float, float]] = []  # (what the enemy expects, what it gets), from our side
+        # (what the enemy expects, what it gets, from our side; the least weight it keeps: a cheap piece's probe)
+        options: list[tuple[float, float, float]] = []
         typed = []  # attacks on our pieces it knows by pieces we have not seen, as the last move searched
         quiet_best = None
         unknown = self.unknown
+        probe = self.m.probe
         for mv in moves:
             f, t = mv
             if depth == 1 and f in unknown and board[t] and t not in mine and abs(t - f) in (1, STRIDE):
@@ -304,24 +306,26 @@ class Search:
                 continue
             v = final if final is not None else self.play(mv, depth - 1, -_INF, _INF, score + d, last_to)
             est = v
+            floor = 0.0
             if hidden:
                 guess = self.expect(f, t, mine)
                 est = score + guess if final is not None else v - d + guess
-            options.append((est, v))
+                floor = probe[board[f] & KIND]
+            options.append((est, v, floor))
         if quiet_best is not None:
             v = self.leaf_after_quiet(score + quiet_best, last_to)
-            options.append((v, v))
+            options.append((v, v, 0.0))
         if options:
-            low = min(est for est, _ in options)
+            low = min(est for est, _, _ in options)
             doubt = self.m.doubt
-            total = mass = 0.0
-            for est, v in options:
-                x = (est - low) / doubt
-                if x < 12.0:
-                    w = math.exp(-x)
-                    total += w * v
-                    mass += w
-            value = total / mass
+            weights = [math.exp(-x) if (x := (est - low) / doubt) < 12.0 else 0.0 for est, _, _ in options]
+            value = sum(w * v for w, (_, v, _) in zip(weights, options, strict=True)) / sum(weights)
+            # A cheap piece's probe that would cost us more than the enemy's likely reply keeps at least its
+            # floor: a danger to weigh, never a blunder to hope for.
+            if any(floor and v < value for _, v, floor in options):
+                weights = [max(w, floor) if floor and v < value else w
+                           for w, (_, v, floor) in zip(weights, options, strict=True)]
+                value = sum(w * v for w, (_, v, _) in zip(weights, options, strict=True)) / sum(weights)
         else:
             value = _INF
         # Each type of an unseen attacker takes our piece if that is better for it than its other moves.

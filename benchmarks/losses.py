@@ -1,0 +1,178 @@
+"""How the games of a tournament were won and lost, battle by battle: read the records that
+``benchmarks/tournament.py --records FILE.sgn`` kept.
+
+    python benchmarks/losses.py games.sgn [more.sgn ...] [--player hard]
+
+For the kit player named ``--player`` (the name in the records' Red/Blue headers; default: the level that
+played most games), prints:
+
+- the results and how the games ended, as the tournament does;
+- per piece type, how many the player lost a game, in its wins and in its losses, and how: attacking or
+  attacked, and whether the piece was known to the enemy (revealed) or hidden, unmoved or moved at the time;
+- the moments that decide most games (the player's Spy took the enemy Marshal, the enemy Spy took the
+  player's Marshal, the player's General or Colonel lost to a piece it had not seen, the player's Spy lost),
+  each with how many games it happened in and the share of those the player won, and its median ply.
+
+The throwaway scripts that earlier sessions wrote for this found the patterns the computer opponent was then
+changed for (the hunted Marshal, the race to the Flag); this one keeps that reading of the games in one place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from strategolab import read_games
+from strategolab.records import Game
+from strategolab.rules import BattleResult
+from strategolab.state import Battle, State
+
+
+@dataclass
+class Loss:
+    """One of the player's pieces removed in a battle."""
+
+    ply: int
+    kind: str
+    role: str  # "attacking" or "attacked"
+    state: str  # "known" (revealed before the battle), "moved" or "unmoved" (hidden)
+    by: str  # the enemy piece's type
+    by_known: bool  # the enemy piece was revealed before the battle
+
+
+@dataclass
+class GameReport:
+    """One game from the player's side."""
+
+    outcome: str  # "win", "draw", "loss"
+    termination: str
+    plies: int
+    losses: list[Loss] = field(default_factory=list)
+    taken: list[tuple[int, str, str]] = field(default_factory=list)  # (ply, enemy type lost, our type that won)
+
+
+def side_of(game: Game, player: str) -> int | None:
+    """The player's colour in ``game`` (0 Red, 1 Blue), or None if it did not play."""
+    names = (game.headers.get("Red"), game.headers.get("Blue"))
+    return names.index(player) if player in names else None
+
+
+def report(game: Game, side: int) -> GameReport:
+    """Replay ``game`` and collect what ``side`` lost and took."""
+    result = game.headers.get("Result", "*")
+    winner = {"1-0": 0, "0-1": 1}.get(result)
+    outcome = "draw" if winner is None else "win" if winner == side else "loss"
+    state: State = game.state()
+    out = GameReport(outcome, game.headers.get("Termination", "unfinished"), 0)
+    for ply, move in enumerate(game.mainline_moves()):
+        f, t = move
+        seen = {f: state.is_revealed(f), t: state.is_revealed(t)}
+        moved = {f: state.has_moved(f), t: state.has_moved(t)}
+        battle = state.push(move)
+        out.plies = ply + 1
+        if battle is not None:
+            _battle(out, ply, battle, side, f, t, seen, moved)
+    return out
+
+
+def _battle(out: GameReport, ply: int, battle: Battle, side: int, f: int, t: int, seen: dict[int, bool],
+            moved: dict[int, bool]) -> None:
+    pieces = ((battle.attacker, f, battle.result != BattleResult.ATTACKER_WINS, battle.defender, t),
+              (battle.defender, t, battle.result != BattleResult.DEFENDER_WINS, battle.attacker, f))
+    for piece, square, removed, other, other_square in pieces:
+        if not removed:
+            continue
+        if piece.owner == side:
+            state = "known" if seen[square] else "moved" if moved[square] else "unmoved"
+            role = "attacking" if square == f else "attacked"
+            out.losses.append(Loss(ply, piece.type.name, role, state, other.type.name, seen[other_square]))
+        elif other.owner == side and battle.result == (BattleResult.ATTACKER_WINS if other_square == f
+                                                       else BattleResult.DEFENDER_WINS):
+            out.taken.append((ply, piece.type.name, other.type.name))
+
+
+# The moments that decide most games: (label, test on a game, first ply of it in that game or None).
+def _moments() -> list[tuple[str, object]]:
+    def ours(kind: str, by: str | None = None, hidden_by: bool = False):
+        def find(g: GameReport) -> int | None:
+            return next((x.ply for x in g.losses if x.kind == kind and (by is None or x.by == by)
+                         and (not hidden_by or (not x.by_known and x.role == "attacked"))), None)
+        return find
+
+    def theirs(kind: str, by: str):
+        def find(g: GameReport) -> int | None:
+            return next((p for p, k, b in g.taken if k == kind and b == by), None)
+        return find
+
+    return [
+        ("its Spy takes the enemy Marshal", theirs("Marshal", "Spy")),
+        ("the enemy Spy takes its Marshal", ours("Marshal", "Spy")),
+        ("its Marshal lost", ours("Marshal")),
+        ("its General taken by a piece it had not seen", ours("General", hidden_by=True)),
+        ("its Colonel taken by a piece it had not seen", ours("Colonel", hidden_by=True)),
+        ("its Spy lost", ours("Spy")),
+        ("its Flag taken", ours("Flag")),
+    ]
+
+
+def print_report(games: list[GameReport], player: str) -> None:
+    """Print the tables described in the module's docstring."""
+    n = len(games)
+    by_outcome = Counter(g.outcome for g in games)
+    w, d, lo = by_outcome["win"], by_outcome["draw"], by_outcome["loss"]
+    rate = f"{w / (w + lo):.1%}" if w + lo else "-"
+    print(f"{player}: {n} games, {w}-{d}-{lo} (W-D-L), {rate} of decided games won")
+    endings = Counter((g.outcome, g.termination) for g in games)
+    print("endings: " + ", ".join(f"{o} {t} {c}" for (o, t), c in sorted(endings.items())))
+    print()
+    print(f"pieces lost per game       {'all':>6} {'wins':>6} {'losses':>7}   how (per game, all games)")
+    kinds: dict[str, Counter] = defaultdict(Counter)
+    for g in games:
+        for x in g.losses:
+            kinds[x.kind][g.outcome] += 1
+    how: dict[str, Counter] = defaultdict(Counter)
+    for g in games:
+        for x in g.losses:
+            how[x.kind][f"{x.role} {x.state}"] += 1
+    for kind in sorted(kinds, key=lambda k: -sum(kinds[k].values())):
+        c = kinds[kind]
+        per = [sum(c.values()) / n, c["win"] / w if w else 0.0, c["loss"] / lo if lo else 0.0]
+        ways = ", ".join(f"{k} {v / n:.2f}" for k, v in how[kind].most_common(3))
+        print(f"{kind:<26} {per[0]:>6.2f} {per[1]:>6.2f} {per[2]:>7.2f}   {ways}")
+    print()
+    print(f"{'moment':<46} {'games':>6} {'won':>6} {'median ply':>11}")
+    for label, find in _moments():
+        plies = [(g, p) for g in games if (p := find(g)) is not None]  # type: ignore[operator]
+        if not plies:
+            print(f"{label:<46} {0:>6}")
+            continue
+        won = sum(g.outcome == "win" for g, _ in plies)
+        print(f"{label:<46} {len(plies):>6} {won / len(plies):>6.0%} {statistics.median(p for _, p in plies):>11.0f}")
+
+
+def read(paths: Iterable[Path]) -> list[Game]:
+    return [g for path in paths for g in read_games(path)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("records", nargs="+", type=Path, help="records written by tournament.py --records")
+    parser.add_argument("--player", default=None, help="whose games to read (default: who played most)")
+    args = parser.parse_args(argv)
+    games = read(args.records)
+    names = Counter(n for g in games for n in (g.headers.get("Red"), g.headers.get("Blue")) if n)
+    if not names:
+        raise SystemExit("no game names its players (Red/Blue headers): nothing to read")
+    player = args.player or names.most_common(1)[0][0]
+    mine = [(g, s) for g in games if (s := side_of(g, player)) is not None]
+    if not mine:
+        raise SystemExit(f"{player!r} played none of these games; players: {', '.join(sorted(names))}")
+    print_report([report(g, s) for g, s in mine], player)
+
+
+if __name__ == "__main__":
+    main()
