@@ -592,3 +592,13 @@ def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_chec
     assert [g.headers["Round"] for g in games] == ["1", "2"]
     assert (games[0].headers["Red"], games[1].headers["Blue"]) == ("hard", "hard")
     assert all(len(g.mainline_moves()) == 120 or g.headers.get("Termination") for g in games)
+    # benchmarks/losses.py reads those records battle by battle, for the player that played them all.
+    losses = subprocess.run([sys.executable, str(script.parent / "losses.py"), str(out)], capture_output=True,
+                            text=True, timeout=120)
+    assert losses.returncode == 0, losses.stderr
+    assert losses.stdout.startswith("hard: 2 games, "), losses.stdout
+    assert re.search(r"^its Spy takes the enemy Marshal +\d+", losses.stdout, re.M), losses.stdout
+    assert re.search(r"^pieces lost per game .*\n(\w+ +\d+\.\d\d .*\n)+\n", losses.stdout, re.M), losses.stdout
+    nobody = subprocess.run([sys.executable, str(script.parent / "losses.py"), str(out), "--player", "medium"],
+                            capture_output=True, text=True, timeout=120)
+    assert nobody.returncode != 0 and "'medium' played none of these games" in nobody.stderr
