@@ -243,7 +243,8 @@ class Model:
         self.prize = prize
         self.doubt = self.DOUBT * max(max(v) for v in bases.values())
         # The enemy's cheap pieces attack our hidden pieces to find out what they are (a probe), even where the
-        # material expected does not pay: such a reply keeps at least :attr:`PROBE` of the weight of its best.
+        # material expected does not pay: such a reply, when it costs us, keeps at least :attr:`PROBE` of the
+        # weight of the enemy's likeliest one (Search.modelled_reply).
         eb = bases[1 - me]
         cheap_probe = self.PROBE_CHEAP * max(eb)
         self.probe = (0.0, *(self.PROBE if k.movable and 0 < x <= cheap_probe else 0.0
