@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +81,7 @@ def report(game: Game, side: int) -> GameReport:
 
 def _battle(out: GameReport, ply: int, battle: Battle, side: int, f: int, t: int, seen: dict[int, bool],
             moved: dict[int, bool]) -> None:
+    """Note what one battle removed: the player's pieces lost, the enemy's pieces its own took."""
     pieces = ((battle.attacker, f, battle.result != BattleResult.ATTACKER_WINS, battle.defender, t),
               (battle.defender, t, battle.result != BattleResult.DEFENDER_WINS, battle.attacker, f))
     for piece, square, removed, other, other_square in pieces:
@@ -95,15 +96,18 @@ def _battle(out: GameReport, ply: int, battle: Battle, side: int, f: int, t: int
             out.taken.append((ply, piece.type.name, other.type.name))
 
 
-# The moments that decide most games: (label, test on a game, first ply of it in that game or None).
-def _moments() -> list[tuple[str, object]]:
-    def ours(kind: str, by: str | None = None, hidden_by: bool = False):
+Finder = Callable[[GameReport], int | None]  # the first ply of a moment in a game, or None
+
+
+def _moments() -> list[tuple[str, Finder]]:
+    """The moments that decide most games, each with how to find it in a game."""
+    def ours(kind: str, by: str | None = None, hidden_by: bool = False) -> Finder:
         def find(g: GameReport) -> int | None:
             return next((x.ply for x in g.losses if x.kind == kind and (by is None or x.by == by)
                          and (not hidden_by or (not x.by_known and x.role == "attacked"))), None)
         return find
 
-    def theirs(kind: str, by: str):
+    def theirs(kind: str, by: str) -> Finder:
         def find(g: GameReport) -> int | None:
             return next((p for p, k, b in g.taken if k == kind and b == by), None)
         return find
@@ -146,7 +150,7 @@ def print_report(games: list[GameReport], player: str) -> None:
     print()
     print(f"{'moment':<46} {'games':>6} {'won':>6} {'median ply':>11}")
     for label, find in _moments():
-        plies = [(g, p) for g in games if (p := find(g)) is not None]  # type: ignore[operator]
+        plies = [(g, p) for g in games if (p := find(g)) is not None]
         if not plies:
             print(f"{label:<46} {0:>6}")
             continue
@@ -155,6 +159,7 @@ def print_report(games: list[GameReport], player: str) -> None:
 
 
 def read(paths: Iterable[Path]) -> list[Game]:
+    """Every game of every file, in order."""
     return [g for path in paths for g in read_games(path)]
 
 
