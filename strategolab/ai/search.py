@@ -282,7 +282,7 @@ class Search:
         The enemy is not certain to play the move that looks best to it: every move counts with a weight
         that falls off with how much worse it looks to the enemy (:attr:`Model.DOUBT`), so a reply that
         would be a blunder is hoped for only as much as the enemy is likely to choose it.  A cheap piece's
-        attack on one of our hidden pieces (a probe, :attr:`Model.PROBE`) keeps a least weight when it would
+        attack on one of our hidden pieces (a probe, :attr:`Model.PROBE`) keeps a floor of weight when it would
         cost us: enemies probe unknown pieces to find out what they are, whatever the material expected."""
         board = self.board
         delta = self.m.delta
