@@ -82,19 +82,19 @@ def report(game: Game, side: int) -> GameReport:
 def _battle(out: GameReport, ply: int, battle: Battle, side: int, f: int, t: int, seen: dict[int, bool],
             moved: dict[int, bool]) -> None:
     """Note what one battle removed: the player's pieces lost, the enemy's pieces its own took."""
-    pieces = ((battle.attacker, f, battle.result != BattleResult.ATTACKER_WINS, battle.defender, t),
-              (battle.defender, t, battle.result != BattleResult.DEFENDER_WINS, battle.attacker, f))
-    for piece, square, removed, other, other_square in pieces:
+    attacker_removed = battle.result != BattleResult.ATTACKER_WINS
+    defender_removed = battle.result != BattleResult.DEFENDER_WINS
+    pieces = ((battle.attacker, f, attacker_removed, battle.defender, t, defender_removed),
+              (battle.defender, t, defender_removed, battle.attacker, f, attacker_removed))
+    for piece, square, removed, other, other_square, other_removed in pieces:
         if not removed:
             continue
         if piece.owner == side:
             state = "known" if seen[square] else "moved" if moved[square] else "unmoved"
             role = "attacking" if square == f else "attacked"
             out.losses.append(Loss(ply, piece.type.name, role, state, other.type.name, seen[other_square]))
-        elif other.owner == side and battle.result == (BattleResult.ATTACKER_WINS if other_square == f
-                                                       else BattleResult.DEFENDER_WINS):
+        elif not other_removed:  # an enemy piece our piece took
             out.taken.append((ply, piece.type.name, other.type.name))
-
 
 Finder = Callable[[GameReport], int | None]  # the first ply of a moment in a game, or None
 
@@ -134,13 +134,11 @@ def print_report(games: list[GameReport], player: str) -> None:
     print("endings: " + ", ".join(f"{o} {t} {c}" for (o, t), c in sorted(endings.items())))
     print()
     print(f"pieces lost per game       {'all':>6} {'wins':>6} {'losses':>7}   how (per game, all games)")
-    kinds: dict[str, Counter] = defaultdict(Counter)
+    kinds: dict[str, Counter] = defaultdict(Counter)  # type -> losses by the game's outcome
+    how: dict[str, Counter] = defaultdict(Counter)  # type -> losses by role and state
     for g in games:
         for x in g.losses:
             kinds[x.kind][g.outcome] += 1
-    how: dict[str, Counter] = defaultdict(Counter)
-    for g in games:
-        for x in g.losses:
             how[x.kind][f"{x.role} {x.state}"] += 1
     for kind in sorted(kinds, key=lambda k: -sum(kinds[k].values())):
         c = kinds[kind]

@@ -247,7 +247,7 @@ class Model:
         # weight of the enemy's likeliest one (Search.modelled_reply).
         eb = bases[1 - me]
         cheap_probe = self.PROBE_CHEAP * max(eb)
-        self.probe = (0.0, *(self.PROBE if k.movable and 0 < x <= cheap_probe else 0.0
+        self.probe = (0.0, *(self.PROBE if k.movable and x <= cheap_probe else 0.0
                              for k, x in zip(kinds, eb, strict=True)))
         size = geo.size
         zero = [0.0] * size
