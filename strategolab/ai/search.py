@@ -6,12 +6,14 @@ import math
 from collections.abc import Sequence
 
 from strategolab.board import STRIDE, Square
+from strategolab.rules import TWO_SQUARES
 from strategolab.state import KIND, OWNER, REVEALED, Move, Piece, State
 from strategolab.views import View
 
 from .evaluation import _DEFENDER_WINS, Model
 
 _INF = float("inf")
+_LARGE = 6  # movable pieces a side must have for no search line to take them all (Search.ended)
 
 
 Pairs = list[tuple[int, float]]  # (kind code, probability) for one hidden piece
@@ -43,6 +45,15 @@ class Search:
         mobile = model.mobile
         self.known = {s for s in world.geometry.land if (c := self.board[s]) and c & OWNER == enemy
                       and c & REVEALED and mobile[c & KIND]}
+        # With this many movable pieces on each side no line searched (a battle takes at most one piece of
+        # each) can leave a side without one: after a battle only a side boxed in can have lost (:meth:`ended`).
+        self.land = world.geometry.land
+        armies = [0, 0]
+        for s in self.land:
+            if (c := self.board[s]) and mobile[c & KIND]:
+                armies[(c & OWNER) >> 5] += 1
+        self.large = min(armies) > _LARGE
+        self.steps = tuple(m and m != TWO_SQUARES for m in world._t.mobility)
 
     def relevant(self, f: Square, t: Square, player: int) -> bool:
         """Does a move touch the enemy (attack, or start/end next to an enemy piece)?  Others are judged
@@ -203,6 +214,8 @@ class Search:
 
     def ended(self) -> float | None:
         """After a battle: the final score if it left a side without a movable piece."""
+        if self.large and self.world._result is None and self.can_step(self.world.turn):
+            return None  # the same answer as the rules' outcome() below, without generating every move
         o = self.world.outcome()
         if o is None:
             return None
@@ -365,6 +378,23 @@ class Search:
             # We can save one piece that a known enemy piece attacks, not two: the second is likely lost.
             value += m.THREAT * threats[1][0]
         return value
+
+    def can_step(self, player: int) -> bool:
+        """Has ``player`` a piece that may step to a neighbouring square (empty, or an enemy's) that no
+        repetition rule could forbid?  Then it has a legal move."""
+        board = self.board
+        bit = player << 5
+        steps = self.steps
+        neighbours = self.m.neighbours
+        w = self.world
+        for s in self.land:
+            c = board[s]
+            if c and c & OWNER == bit and steps[c & KIND]:
+                for n in neighbours[s]:
+                    d = board[n]
+                    if (not d or d & OWNER != bit) and not w._restricted(player, s, n):
+                        return True
+        return False
 
     def flag_threatened(self, threats: list[tuple[float, Square, Square]]) -> bool:
         """With us to move: does a known enemy piece attack our Flag that none of our neighbouring pieces can
