@@ -16,7 +16,9 @@ issue 13's targets are checked for the pairings played (hard wins 80% of decided
 95% against the other bots, in all and in each colour; medium wins half its games against peternlewis).
 
 ``--records FILE.sgn`` keeps every game in the kit's notation, to study how games were lost (read it with
-``strategolab.read_games(pathlib.Path(FILE))`` or open it in the replay notebook).
+``strategolab.read_games(pathlib.Path(FILE))`` or open it in the replay notebook).  Each game is also
+appended to ``FILE.sgn.partial`` as it finishes, so a run stopped early keeps what it played; the progress
+lines give the W-D-L so far.
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
@@ -27,6 +29,7 @@ the move time (median and 95th percentile over every move it made).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import shlex
@@ -214,16 +217,27 @@ def main() -> None:
     tasks.sort(key=lambda t: -(cost.get(t[0][0], 4) + cost.get(t[0][1], 4)))
     results: list[Result] = []
     start = time.perf_counter()
-    with multiprocessing.Pool(args.processes) as pool:
+    # Each game is kept as it finishes (FILE.sgn.partial, in the order they finish), so a run stopped early
+    # keeps the games it played; the whole file is written in order at the end.
+    partial = f"{args.records}.partial" if keep else None
+    with multiprocessing.Pool(args.processes) as pool, \
+            (open(partial, "w", encoding="utf-8") if partial else contextlib.nullcontext()) as sink:
         for n, r in enumerate(pool.imap_unordered(play, tasks), 1):
             results.append(r)
+            if sink is not None and r.record:
+                sink.write(r.record + "\n")
+                sink.flush()
             if n % max(1, len(tasks) // 20) == 0 or n == len(tasks):
-                print(f"{n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+                so_far = "; ".join(f"{a} v {b} {'-'.join(map(str, wdl(rs)))}" for a, b in pairs
+                                   if (rs := [x for x in results if x.pairing == (a, b)]))
+                print(f"{n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s; {so_far}", file=sys.stderr,
+                      flush=True)
     wall = time.perf_counter() - start
     if keep:
         texts = [r.record for r in sorted(results, key=lambda r: (pairs.index(r.pairing), r.index)) if r.record]
         with atomic_output(args.records) as f:
             f.write("\n".join(texts))
+        os.remove(partial)
         print(f"{len(texts)} games written to {args.records}", file=sys.stderr)
     report(results, pairs, ruleset, args, wall, bots)
 

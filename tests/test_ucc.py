@@ -590,6 +590,9 @@ def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_chec
     assert re.search(r"^(PASS|FAIL)  hard wins >= 80% of decided games against peternlewis", run.stdout, re.M)
     games = list(read_games(out))
     assert [g.headers["Round"] for g in games] == ["1", "2"]
+    # The games were kept as they finished too (a run stopped early keeps them); that copy goes at the end.
+    assert not (tmp_path / "games.sgn.partial").exists()
+    assert re.search(r"^2/2 games, \d+ s; hard v peternlewis \d+-\d+-\d+$", run.stderr, re.M), run.stderr
     assert (games[0].headers["Red"], games[1].headers["Blue"]) == ("hard", "hard")
     assert all(len(g.mainline_moves()) == 120 or g.headers.get("Termination") for g in games)
     # benchmarks/losses.py reads those records battle by battle, for the player that played them all.
