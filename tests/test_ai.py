@@ -199,8 +199,24 @@ def test_behaviour_is_softer_evidence() -> None:
     assert sum(hard[brave][k] for k in strong) > sum(medium[brave][k] for k in strong)
     assert sum(hard[shy][k] for k in strong) < sum(medium[shy][k] for k in strong)
     events = read_history(view).events
-    assert [e for e, _ in events[brave]] == ["approach"]
+    assert [e for e, _ in events[brave]] == ["walk", "approach"]  # E7-E6 could have run on to E5
     assert [e for e, _ in events[shy]] == ["flee"]
+
+
+def test_a_piece_that_steps_where_it_could_run_is_less_likely_a_scout() -> None:
+    """A hidden piece that walks down an open file one square at a time is less likely a Scout (a Scout in a
+    hurry runs); one that steps to the board's edge, where no run could go on, tells nothing of the kind."""
+    state = make("A1:rF J1:r4 A10:bF E8:b2 I8:b3 B10:b4", turn=BLUE)
+    play(state, "E8-E7", "J1-J2", "E7-E6", "J2-J1", "I8-J8")
+    view = state.view(RED)
+    events = read_history(view).events
+    walker, edge = sq("E6"), sq("J8")
+    assert [e for e, _ in events[walker]] == ["walk", "walk"]
+    assert edge not in events
+    hard = ComputerPlayer("hard").beliefs(view)
+    medium = ComputerPlayer("medium").beliefs(view)  # ignores behaviour
+    assert hard[walker]["Scout"] < medium[walker]["Scout"] - 0.05
+    assert hard[edge]["Scout"] > medium[edge]["Scout"]
 
 
 def test_history_traces_every_piece_to_its_start() -> None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from strategolab.board import STRIDE, Square, geometry
-from strategolab.rules import BattleResult, PieceType, resolve_battle
+from strategolab.rules import RUN, BattleResult, PieceType, resolve_battle
 from strategolab.setup_library import placement_weights
 from strategolab.state import Battle, Piece
 from strategolab.views import View
@@ -94,6 +94,11 @@ def read_history(view: View) -> History:
                                 events.setdefault(uid, []).append(("flee", threat))
                         elif board.get(usq) == uid and any(n not in board for n in nbrs[usq]):
                             events.setdefault(uid, []).append(("stay", threat))
+                # A hidden piece that steps where it could have run on (the square beyond is empty land) is
+                # less likely a Scout: a Scout in a hurry runs, and running is what shows it.
+                if mover not in revealed and abs(t - f) in (1, STRIDE) and (ahead := 2 * t - f) in nbrs[t] \
+                        and ahead not in board:
+                    events.setdefault(mover, []).append(("walk", None))  # type: ignore[arg-type]
                 for n in nbrs[t]:
                     o = board.get(n)
                     if o is not None and owner[o] == me and o in revealed and n not in nbrs[f] and n != f:
@@ -224,6 +229,8 @@ def _likelihood(kind: PieceType, events: list[tuple[str, PieceType]]) -> float:
             out *= 1.0 if r == BattleResult.ATTACKER_WINS else 0.6 if r == BattleResult.BOTH_DIE else 0.35
         elif what == "flee":  # it ran from our known piece: our piece would have won
             out *= 1.0 if resolve_battle(ours, kind) == BattleResult.ATTACKER_WINS else 0.4
+        elif what == "walk":  # it stepped where it could have run on
+            out *= 0.7 if kind.mobility == RUN else 1.0
         elif what == "stay":  # it could have run but did not: it is safe from our piece (or bluffs)
             out *= 1.0 if resolve_battle(ours, kind) != BattleResult.ATTACKER_WINS else 0.6
     return out
