@@ -47,10 +47,13 @@ def play_a_move(pg: Page, lab: Lab) -> None:
     pg.keyboard.press("Space")
     pg.wait_for_selector(".sl-play .sl-square.sl-selected", state="detached")
     pg.keyboard.press("Enter")
+    pg.wait_for_selector(".sl-play .sl-square.sl-selected")
     target = pg.locator(".sl-play .sl-square.sl-target").first
     target.wait_for()
     moved_to = next(c for c in target.get_attribute("class").split() if c.startswith("sl-square-"))
-    target.click()
+    # Each square's classes arrive in a message of their own, so the set of targets can still be growing:
+    # click the very square read above, not whichever target comes first by the time of the click.
+    pg.click(f".sl-play .{moved_to}")
     pg.wait_for_function(
         "() => document.querySelectorAll('.sl-play .sl-log .sl-log-entry.sl-log-blue').length >= 1")
     log = pg.inner_text(".sl-play .sl-log")
