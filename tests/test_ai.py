@@ -23,7 +23,7 @@ from strategolab.ai import (
 )
 from strategolab.ai import beliefs as beliefs_module
 from strategolab.ai.beliefs import _open_side
-from strategolab.ai.evaluation import Model, piece_values, top_bonus, win_value
+from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
 from strategolab.players import RandomPlayer, play_game, selfplay
@@ -782,10 +782,13 @@ def test_a_cheap_enemy_piece_may_probe_a_hidden_piece(seed: int, monkeypatch: py
     2012 champion's Captains, Lieutenants, Sergeants and Scouts attack every unknown piece beside them: such
     pieces took the kit's Spy in 131 of 200 games.  Such a probe now keeps at least Model.PROBE of the weight of
     the enemy's likeliest reply: the best move that leaves the Spy there scores a share of it lower (14 % of it
-    with seed 0), stepping away scores as before."""
+    with seed 0), stepping away scores as before.  (Without the hunt: the known Captain beside our Spy would pull
+    our Colonels and General towards it, and their steps would crowd the five candidates kept.)"""
+    probe = Model.PROBE
+    monkeypatch.setattr(Model, "HUNT", 0.0)
     monkeypatch.setattr(Model, "PROBE", 0.0)
     before = _searched(_PROBED, seed)
-    monkeypatch.undo()
+    monkeypatch.setattr(Model, "PROBE", probe)
     after = _searched(_PROBED, seed)
     army = [n for _, n in UCC.army]
     spy = piece_values(UCC, army, army)[[k.name for k in UCC.piece_types].index("Spy")]
@@ -807,3 +810,40 @@ def test_a_probe_is_a_danger_never_a_hope(seed: int, monkeypatch: pytest.MonkeyP
     after = _searched(spec, seed)
     common = [m for m in before if m in after]
     assert common and all(after[m] <= before[m] + 1e-9 for m in common), (before, after)
+
+
+_MARAUDER = ("A1:rF B1:rB A2:rB C1:r3 D1:r5 E1:r3 F1:r4 G1:r3 H1:r6 D2:r6' E2:r7 F2:r8 G2:r7 H2:r5 B3:r2 C3:r3' "
+             "D3:r4' E6:rX' J1:r2 J2:rB I1:rB I2:r2 C2:b9'! "
+             "A10:bF B10:bB A9:bB E9:b2 F9:b3 G9:b4 H9:b5 C9:b2 D9:b8 E10:b7 F10:b6 G10:bS H10:bX")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_marshal_comes_for_a_known_general_among_our_pieces(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blue's known General stands in Red's back rows beside a Miner and a Captain that cannot step away: a search
+    two plies deep sees only its next capture, whatever Red does, and without the hunt Red's Marshal stays where
+    it is (a Scout probes the far side).  With it the Marshal steps towards the General (Model.HUNT)."""
+    rs = UCC
+    general = parse_square("C2")
+    marshal = parse_square("E6")
+    steps = _distances(rs)[general]  # around the lakes
+    move = ComputerPlayer("hard", seed=seed).choose_move(make(_MARAUDER, rs, turn=RED).view(RED))
+    assert move.from_square == marshal and steps[move.to_square] < steps[marshal], move
+    monkeypatch.setattr(Model, "HUNT", 0.0)
+    move = ComputerPlayer("hard", seed=seed).choose_move(make(_MARAUDER, rs, turn=RED).view(RED))
+    assert move.from_square != marshal, move
+
+
+def test_the_hunt_is_for_a_known_piece_in_our_half_only() -> None:
+    """The same General among the same kind of pieces draws our Marshal in our half and not in the enemy's, where
+    our pieces beside a known enemy piece are the battle front (hunting there cost games against peternlewis)."""
+    def marshal_pull(spec: str) -> list[float]:
+        view = make(spec, UCC, turn=RED).view(RED)
+        model = Model(view, *belief_table(view))
+        return model.pst[RED][[k.name for k in UCC.piece_types].index("Marshal") + 1]
+
+    back = "A1:rF B1:rB A2:rB J1:r2 E6:rX' H10:bF G10:bB H9:bB A10:b2 J10:bS "
+    ours = marshal_pull(back + "C2:b9'! C1:r3 D2:r6 C3:r4'")
+    theirs = marshal_pull(back + "C8:b9'! C9:r3' D8:r6' C7:r4'")
+    e5, e4 = parse_square("E5"), parse_square("E4")
+    assert ours[e4] - ours[e5] >= 10, (ours[e4], ours[e5])  # one step nearer the General on C2 (six steps from E4, seven from E5)
+    assert abs(theirs[e4] - theirs[e5]) < 5
