@@ -845,5 +845,6 @@ def test_the_hunt_is_for_a_known_piece_in_our_half_only() -> None:
     ours = marshal_pull(back + "C2:b9'! C1:r3 D2:r6 C3:r4'")
     theirs = marshal_pull(back + "C8:b9'! C9:r3' D8:r6' C7:r4'")
     e5, e4 = parse_square("E5"), parse_square("E4")
-    assert ours[e4] - ours[e5] >= 10, (ours[e4], ours[e5])  # one step nearer the General on C2 (six steps from E4, seven from E5)
+    # E4 is one step nearer the General on C2 than E5 (six steps against seven, around the lake)
+    assert ours[e4] - ours[e5] >= 10, (ours[e4], ours[e5])
     assert abs(theirs[e4] - theirs[e5]) < 5
