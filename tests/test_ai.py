@@ -838,7 +838,7 @@ def test_the_hunt_is_for_a_known_piece_in_our_half_only() -> None:
     our pieces beside a known enemy piece are the battle front (hunting there cost games against peternlewis)."""
     def marshal_pull(spec: str) -> list[float]:
         view = make(spec, UCC, turn=RED).view(RED)
-        model = Model(view, *belief_table(view))
+        model = Model(view, *belief_table(view), hunt=True)
         return model.pst[RED][[k.name for k in UCC.piece_types].index("Marshal") + 1]
 
     back = "A1:rF B1:rB A2:rB J1:r2 E6:rX' H10:bF G10:bB H9:bB A10:b2 J10:bS "

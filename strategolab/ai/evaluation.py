@@ -175,7 +175,7 @@ class Model:
     TOP = 1.0  # what holding the board's top adds to the pieces that hold it, as a share of their rank value
 
     def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0,
-                 theirs: dict[Square, list[float]] | None = None) -> None:
+                 theirs: dict[Square, list[float]] | None = None, hunt: bool = False) -> None:
         rs = view.ruleset
         self.rs = rs
         self.me = me = view.player
@@ -291,7 +291,7 @@ class Model:
         ours = [(x, index[q.type.name] + 1) for x in view.squares(me)
                 if (q := view.piece_at(x)) is not None and q.type.movable]
         half = geo.height / 2  # only in our half: among our attacking pieces it is the battle front
-        for s in view.squares(1 - me):
+        for s in view.squares(1 - me) if hunt else ():
             piece = view.piece_at(s)
             if piece is None or not piece.type.movable or ((s // STRIDE < half) != (me == RED)):
                 continue

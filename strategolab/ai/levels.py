@@ -23,6 +23,7 @@ class Level:
     # plies searched instead of ``depth`` in a rule set whose army has at most 10 movable pieces (barrage,
     # pocket), where a ply more costs little (deeper only with at most 30 legal moves); None: ``depth``
     small_army_depth: int | None = None
+    hunt: bool = False  # draw a piece that safely beats a known enemy piece raiding our half towards it (Model.HUNT)
 
 
 LEVELS: dict[str, Level] = {
@@ -35,8 +36,8 @@ LEVELS: dict[str, Level] = {
     # to the random player, which attacks what a reasoning enemy would fear to.
     "medium": Level("medium", worlds=4, depth=2, priors=True, soft_evidence=False, opponent_model=True,
                     guard=80.0, noise=2.0, small_army_depth=1),
-    # The same search in four times as many worlds (three plies in a small army), behavioural evidence, and
-    # almost no noise.
+    # The same search in four times as many worlds (three plies in a small army), behavioural evidence, the
+    # hunt, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
-                  guard=80.0, noise=0.5, small_army_depth=3),
+                  guard=80.0, noise=0.5, small_army_depth=3, hunt=True),
 }
