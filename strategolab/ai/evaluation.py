@@ -6,9 +6,9 @@ import functools
 import heapq
 from collections.abc import Sequence
 
-from strategolab.board import STRIDE, Square, geometry
+from strategolab.board import STRIDE, Square, geometry, square_row
 from strategolab.rules import CLASSIC as _CLASSIC
-from strategolab.rules import RED, RUN, BattleResult, Ruleset, resolve_battle
+from strategolab.rules import RUN, BattleResult, Ruleset, resolve_battle
 from strategolab.state import KIND, OWNER, REVEALED
 from strategolab.views import View
 
@@ -285,21 +285,23 @@ class Model:
         # sees only the next: each step a piece that beats it safely comes nearer saves about a share of one
         # of them (games against celsius1.1 were lost to a known General or Colonel that took six or seven
         # pieces in a row while our Marshal stood five steps away).
-        hunts: list[tuple[Square, float]] = []
-        board_kind: dict[Square, int] = {}
-        # (Our movable pieces only: the race and the Flag's safety weigh a piece near our Flag and Bombs.)
-        ours = [(x, index[q.type.name] + 1) for x in view.squares(me)
-                if (q := view.piece_at(x)) is not None and q.type.movable]
-        half = geo.height / 2  # only in our half: among our attacking pieces it is the battle front
-        for s in view.squares(1 - me) if hunt else ():
-            piece = view.piece_at(s)
-            if piece is None or not piece.type.movable or ((s // STRIDE < half) != (me == RED)):
-                continue
-            k = board_kind[s] = index[piece.type.name] + 1
-            near = dist[s]
-            prey = [own_v[q - 1] for x, q in ours if near.get(x, 99) <= 2 and self.battle[k][q] == _ATTACKER_WINS]
-            if prey:
-                hunts.append((s, self.HUNT * sum(prey) / len(prey)))
+        hunts: list[tuple[Square, int, float]] = []  # (square, kind code, pull per step nearer)
+        if hunt:
+            # (Our movable pieces only: the race and the Flag's safety weigh a piece near our Flag and Bombs.)
+            ours = [(x, index[q.type.name] + 1) for x in view.squares(me)
+                    if (q := view.piece_at(x)) is not None and q.type.movable]
+            # Only in our half: among our attacking pieces in the enemy's it is the battle front.
+            bottom, half = rs.sits_at_bottom(me), geo.height / 2
+            for s in view.squares(1 - me):
+                piece = view.piece_at(s)
+                if piece is None or not piece.type.movable or (square_row(s) < half) != bottom:
+                    continue
+                k = index[piece.type.name] + 1
+                near = dist[s]
+                prey = [own_v[q - 1] for x, q in ours
+                        if near.get(x, 99) <= 2 and self.battle[k][q] == _ATTACKER_WINS]
+                if prey:
+                    hunts.append((s, k, self.HUNT * sum(prey) / len(prey)))
         for a in range(n):
             if not own_left[a] or not kinds[a].movable:
                 continue
@@ -327,9 +329,8 @@ class Model:
                     pull = w * decay[min(d, 63)]
                     if pull > row[sq]:
                         row[sq] = pull
-            for s, step in hunts:
-                if self.battle[a + 1][board_kind[s]] == _ATTACKER_WINS and \
-                        self.battle[board_kind[s]][a + 1] == _DEFENDER_WINS:
+            for s, k, step in hunts:
+                if self.battle[a + 1][k] == _ATTACKER_WINS and self.battle[k][a + 1] == _DEFENDER_WINS:
                     for sq, d in dist[s].items():
                         if d < self.HUNT_REACH and (pull := step * (self.HUNT_REACH - d)) > row[sq]:
                             row[sq] = pull
