@@ -255,9 +255,9 @@ _LEVEL_WORDS = {
     "medium": "At medium level it looks two moves ahead (a move and the answers to it, judged by what you can "
               "know of its pieces; in a small army only whether its piece could be taken right back), and it "
               "imagines {worlds} ways the hidden pieces might stand.",
-    "hard": "At hard level it looks two moves ahead (in a small army three: its own next move too), reads how "
-            "your pieces behave as a clue to what they are, and imagines {worlds} ways the hidden pieces might "
-            "stand.",
+    "hard": "At hard level it looks two moves ahead (in a small army three: its own next move too; in a full "
+            "army it looks three ahead at its best four moves once more), reads how your pieces behave as a clue "
+            "to what they are, and imagines {worlds} ways the hidden pieces might stand.",
 }
 
 

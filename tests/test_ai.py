@@ -489,6 +489,29 @@ def test_hard_keeps_a_known_piece_from_walking_onto_its_flag(seed: int) -> None:
     assert all(c.score < best.score - win_value(POCKET) / 4 for c in others), str(player.last_reasoning)
 
 
+TWO_PLY_HARD = dataclasses.replace(LEVELS["hard"], name="hard-two-plies", verify=0)  # hard without the second look
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hard_looks_a_ply_deeper_at_its_best_moves(seed: int) -> None:
+    """Red's hidden Spy on E2 is chased by Blue's known General on D2.  E1 is a dead end (Bombs on D1 and
+    F1): two plies see only that the General cannot take the Spy at once there, and score it with the open
+    squares (the 2012 champion's General took hard's Spy so, in its corner, game 70 of session 13's run).  The
+    second look (``Level.verify``) searches the best moves a ply deeper, and sees the Spy caught on E1."""
+    state = make("E2:rS' D1:rB F1:rB H1:rF G1:rB I1:rB H2:rB J6:rX'! A5:r3' D2:b9'! A10:bF B10:bB J9:b2 I9:b5 "
+                 "H9:b4 G9:b6 F9:b7 E9:b3", turn=RED)
+    corner, out = Move.parse("E2-E1"), (Move.parse("E2-E3"), Move.parse("E2-F2"))
+    two = ComputerPlayer(TWO_PLY_HARD, seed=seed)
+    two.choose_move(state.view(RED))
+    seen = {c.move: c.search for c in two.last_reasoning.candidates}
+    assert abs(seen[corner] - max(seen[m] for m in out)) < 25, str(two.last_reasoning)
+    hard = ComputerPlayer("hard", seed=seed)
+    assert hard.choose_move(state.view(RED)) in out, str(hard.last_reasoning)
+    seen = {c.move: c.search for c in hard.last_reasoning.candidates}
+    assert seen[corner] < min(seen[m] for m in out) - 100, str(hard.last_reasoning)
+    assert "the best 4 were searched again 3 plies deep in 8 of the guesses" in str(hard.last_reasoning)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_hard_sends_a_defender_before_a_miner_reaches_its_bombed_flag(seed: int) -> None:
     """Red's Flag on J1 behind Bombs on I1 and J2 (J2 known); Blue's known Miner on J4 needs two moves to
@@ -497,7 +520,10 @@ def test_hard_sends_a_defender_before_a_miner_reaches_its_bombed_flag(seed: int)
     played C1-B1 in every seed, as the Flag losses to the 2012 bots' Miners showed (celsius, vixen)."""
     state = make("J1:rF I1:rB J2:rB! G2:r5 C1:r4 D1:r2 E6:rX'! J4:b3'! A10:bF B10:bB C10:bB D9:b7 E9:b6 "
                  "F9:b5 G9:b4 H9:b9 I9:b8 J9:b2", turn=RED)
-    player = ComputerPlayer("hard", seed=seed)
+    assert ComputerPlayer("hard", seed=seed).choose_move(state.view(RED)) == Move.parse("G2-H2")
+    # The margin is the two-ply search's, whose leaves count the race (the second look one ply deeper scores
+    # only the best few moves, on a scale of its own).
+    player = ComputerPlayer(TWO_PLY_HARD, seed=seed)
     assert player.choose_move(state.view(RED)) == Move.parse("G2-H2"), str(player.last_reasoning)
     best, *others = player.last_reasoning.candidates
     assert all(c.score < best.score - win_value(CLASSIC) / 16 for c in others), str(player.last_reasoning)
@@ -527,7 +553,8 @@ def test_a_trade_saves_the_flag_too(seed: int) -> None:
     (celsius took the Flag this way, game 24 of a sparring run)."""
     state = make("J1:rF I1:rB J2:rB! H2:r3' C1:r4 D1:r2 E6:rX'! J3:b3'! A10:bF B10:bB C10:bB D9:b7 E9:b6 "
                  "F9:b5 G9:b4 H9:b9 I9:b8 J9:b2", turn=RED)
-    player = ComputerPlayer("hard", seed=seed)
+    assert ComputerPlayer("hard", seed=seed).choose_move(state.view(RED)) == Move.parse("H2-I2")
+    player = ComputerPlayer(TWO_PLY_HARD, seed=seed)  # the leaves' race, as above
     assert player.choose_move(state.view(RED)) == Move.parse("H2-I2"), str(player.last_reasoning)
     # In time with no move to spare counts Model.TIGHT (0.4) of a lost race: here at most 0.14 of a win (the
     # enemy can tell J1, walled in by Bombs, for the Flag), where a race lost counts 0.35 of one and more.

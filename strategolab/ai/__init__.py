@@ -25,7 +25,8 @@ reproducible: the random draws come from the player's seed and the move number o
 Levels (:data:`LEVELS`): ``easy`` judges a move only by its own battle, with uniform priors, one world
 and a lot of noise; ``medium`` weighs every reply (two plies) in four worlds with real priors, models what the
 enemy can know about *our* pieces, stands in the way of pieces that come for its Flag, and errs a little;
-``hard`` does the same in sixteen worlds, also reads the enemy's behaviour as evidence, and hardly errs.
+``hard`` does the same in sixteen worlds, also reads the enemy's behaviour as evidence, searches its best
+four moves again a ply deeper, and hardly errs.
 :class:`RememberingPlayer` is a computer player that also remembers, across games, what each opponent's
 setups showed (:class:`SetupMemory`) and takes it as its prior.
 Pure Python; the only imports are the engine's.

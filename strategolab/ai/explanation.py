@@ -37,6 +37,9 @@ class Reasoning:
     flag_guesses: list[tuple[Square, float]] = field(default_factory=list)  # likeliest enemy Flag squares
     memory: str = ""  # what past games against this opponent it draws on (RememberingPlayer), in words
     flag_race: str = ""  # a race to its own Flag it sees itself losing, and whether its move stops it
+    verified: int = 0  # how many of the best moves were searched again a ply deeper (Level.verify)
+    depth: int = 0  # plies of that deeper search
+    verify_worlds: int = 0  # in how many of the worlds
 
     def __str__(self) -> str:
         guesses = "guess" if self.worlds == 1 else "guesses"
@@ -45,6 +48,9 @@ class Reasoning:
                  f"expects to gain in material, safety and information, with small adjustments and its level's "
                  f"noise):"]
         lines += [f"  {c}" for c in self.candidates]
+        if self.verified:
+            lines.append(f"  the best {self.verified} were searched again {self.depth} plies deep in "
+                         f"{self.verify_worlds} of the guesses: those scores are from that search")
         if self.flag_guesses:
             lines.append("  enemy Flag likeliest on " + ", ".join(
                 f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))

@@ -103,27 +103,50 @@ class ComputerPlayer:
         roots = [model.static(w.board, land) for w in worlds]
         searches = [Search(model, w, beliefs, theirs) for w in worlds]
         depth = level.depth
-        if level.small_army_depth is not None and model.army_weight() == 0.0 and (
+        small = model.army_weight() == 0.0  # a rule set with at most 10 movable pieces a side (barrage, pocket)
+        if level.small_army_depth is not None and small and (
                 level.small_army_depth <= depth or len(legal) <= _DEEPEN_MOVES):
             depth = level.small_army_depth
+        spread = level.small_army_noise if small and level.small_army_noise is not None else level.noise
         values = {mv: self._evaluate(mv, searches, roots, beliefs, view, depth) for mv in legal}
         adjust = _adjustments(view, model)
         mean_root = sum(roots) / len(roots)
         cands = []
         for mv in legal:
             a = adjust(mv)
-            noise = rng.gauss(0.0, level.noise) if level.noise else 0.0
+            noise = rng.gauss(0.0, spread) if spread else 0.0
             v = values[mv] - mean_root
             cands.append(Candidate(mv, v + a + noise, v, a, describe_move(view, mv, beliefs)))
         cands.sort(key=lambda c: c.score, reverse=True)
+        verified = 0
+        if level.verify > 1 and not small and len(cands) > 1:
+            verified = min(level.verify, len(cands))
+            cands = self._verify(cands, verified, searches, roots, beliefs, view, depth + 1)
         choice = cands[0].move
         flag_index = next((i for i, k in enumerate(kinds) if k.is_flag), None)
         guesses = sorted(((s, row[flag_index]) for s, row in zip(squares, table, strict=True)),
                          key=lambda x: -x[1])[:3] if flag_index is not None else []
         self.last_reasoning = Reasoning(view.player, level.name, choice, cands[:5], len(worlds),
                                         sum(s.nodes for s in searches), guesses, self._recall(),
-                                        _race_words(view, model, worlds[0], beliefs, choice))
+                                        _race_words(view, model, worlds[0], beliefs, choice),
+                                        verified, depth + 1 if verified else depth,
+                                        min(len(searches), level.verify_worlds) if verified else 0)
         return choice
+
+    def _verify(self, cands: list[Candidate], n: int, searches: list[Search], roots: list[float],
+                beliefs: dict[Square, list[float]], view: View, depth: int) -> list[Candidate]:
+        """The best ``n`` candidates searched again ``depth`` plies deep in the first worlds, best first by that
+        search, ahead of the rest: a ply more sees our answer to the enemy's reply (an escape, a recapture, a
+        piece that was only bait), which the shallower search cannot."""
+        sub = searches[:max(1, self.level.verify_worlds)]
+        sub_roots = roots[:len(sub)]
+        now = sum(sub_roots) / len(sub_roots)
+        out = []
+        for c in cands[:n]:
+            v = self._evaluate(c.move, sub, sub_roots, beliefs, view, depth) - now
+            out.append(Candidate(c.move, v + c.score - c.search, v, c.adjust, c.note))  # same adjustment, noise
+        out.sort(key=lambda c: c.score, reverse=True)
+        return out + cands[n:]
 
     def _prior(self, view: View, history: History) -> list[list[float]] | None:
         """Priors that replace real players' statistics (None: those); :class:`RememberingPlayer` has some."""
