@@ -118,10 +118,10 @@ class ComputerPlayer:
             v = values[mv] - mean_root
             cands.append(Candidate(mv, v + a + noise, v, a, describe_move(view, mv, beliefs)))
         cands.sort(key=lambda c: c.score, reverse=True)
-        verified = 0
+        verified = looked = 0
         if level.verify > 1 and not small and len(cands) > 1:
-            verified = min(level.verify, len(cands))
-            cands = self._verify(cands, verified, searches, roots, beliefs, view, depth + 1)
+            verified, looked = min(level.verify, len(cands)), min(len(searches), max(1, level.verify_worlds))
+            cands = self._verify(cands, verified, searches[:looked], roots[:looked], beliefs, view, depth + 1)
         choice = cands[0].move
         flag_index = next((i for i, k in enumerate(kinds) if k.is_flag), None)
         guesses = sorted(((s, row[flag_index]) for s, row in zip(squares, table, strict=True)),
@@ -129,21 +129,18 @@ class ComputerPlayer:
         self.last_reasoning = Reasoning(view.player, level.name, choice, cands[:5], len(worlds),
                                         sum(s.nodes for s in searches), guesses, self._recall(),
                                         _race_words(view, model, worlds[0], beliefs, choice),
-                                        verified, depth + 1 if verified else depth,
-                                        min(len(searches), level.verify_worlds) if verified else 0)
+                                        verified, depth + 1 if verified else depth, looked)
         return choice
 
     def _verify(self, cands: list[Candidate], n: int, searches: list[Search], roots: list[float],
                 beliefs: dict[Square, list[float]], view: View, depth: int) -> list[Candidate]:
-        """The best ``n`` candidates searched again ``depth`` plies deep in the first worlds, best first by that
+        """The best ``n`` candidates searched again ``depth`` plies deep in these worlds, best first by that
         search, ahead of the rest: a ply more sees our answer to the enemy's reply (an escape, a recapture, a
         piece that was only bait), which the shallower search cannot."""
-        sub = searches[:max(1, self.level.verify_worlds)]
-        sub_roots = roots[:len(sub)]
-        now = sum(sub_roots) / len(sub_roots)
+        now = sum(roots) / len(roots)
         out = []
         for c in cands[:n]:
-            v = self._evaluate(c.move, sub, sub_roots, beliefs, view, depth) - now
+            v = self._evaluate(c.move, searches, roots, beliefs, view, depth) - now
             out.append(Candidate(c.move, v + c.score - c.search, v, c.adjust, c.note))  # same adjustment, noise
         out.sort(key=lambda c: c.score, reverse=True)
         return out + cands[n:]
