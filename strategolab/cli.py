@@ -14,6 +14,7 @@ read, replay and convert (``--jobs``), so a whole archive uses every core; games
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import statistics
@@ -474,6 +475,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def cmd_ucc_bot(args: argparse.Namespace) -> int:
+    from strategolab.ai import ComputerPlayer, RememberingPlayer
     from strategolab.players import make_player
     from strategolab.ucc import UccError, serve
 
@@ -481,14 +483,15 @@ def cmd_ucc_bot(args: argparse.Namespace) -> int:
         player = make_player(args.level, args.seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    limit = args.time_limit or None  # 0: no limit
     if args.memory is not None:
-        from strategolab.ai import ComputerPlayer, RememberingPlayer
-
         if not isinstance(player, ComputerPlayer):
             raise UsageError(f"--memory needs a computer level ({', '.join(_levels())}), not {args.level!r}")
         if os.path.exists(args.memory) and not os.path.isdir(args.memory):
             raise UsageError(f"--memory {args.memory}: not a folder")
-        player = RememberingPlayer(args.memory, args.level, args.seed)
+        player = RememberingPlayer(args.memory, args.level, args.seed, time_limit=limit)
+    elif isinstance(player, ComputerPlayer):
+        player = ComputerPlayer(args.level, args.seed, time_limit=limit)
     try:
         return serve(player, sys.stdin, sys.stdout, args.seed)
     except UccError as e:
@@ -508,6 +511,16 @@ def _common(parser: argparse.ArgumentParser, *, jobs: bool = True) -> None:
                                  f"{os.cpu_count() or 1})")
     parser.add_argument("--no-progress", action="store_true",
                         help="never show the progress bar (it is shown on a terminal, on stderr, for long runs)")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more), not {text}")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -621,6 +634,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of its setup and moves (default 0)")
     p.add_argument("--memory", metavar="DIR", help="remember what each opponent's setups showed, game after "
                    "game, in folder DIR (made if absent), and expect the next setup to resemble them")
+    p.add_argument("--time-limit", type=_seconds, default=2.0, metavar="SECONDS",
+                   help="the manager's time for a move (its -T, default 2): a level's second look at its best "
+                   "moves takes only what fits in three quarters of it; 0: no limit")
     p.set_defaults(run=cmd_ucc_bot)
     return parser
 

@@ -490,6 +490,9 @@ def test_hard_keeps_a_known_piece_from_walking_onto_its_flag(seed: int) -> None:
 
 
 TWO_PLY_HARD = dataclasses.replace(LEVELS["hard"], name="hard-two-plies", verify=0)  # hard without the second look
+# Red's hidden Spy chased by Blue's known General towards a dead end (test_hard_looks_a_ply_deeper_at_its_best_moves)
+SPY_CHASED = ("E2:rS' D1:rB F1:rB H1:rF G1:rB I1:rB H2:rB J6:rX'! A5:r3' D2:b9'! A10:bF B10:bB J9:b2 I9:b5 "
+              "H9:b4 G9:b6 F9:b7 E9:b3")
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -498,8 +501,7 @@ def test_hard_looks_a_ply_deeper_at_its_best_moves(seed: int) -> None:
     F1): two plies see only that the General cannot take the Spy at once there, and score it with the open
     squares (the 2012 champion's General took hard's Spy so, in its corner, game 70 of session 13's run).  The
     second look (``Level.verify``) searches the best moves a ply deeper, and sees the Spy caught on E1."""
-    state = make("E2:rS' D1:rB F1:rB H1:rF G1:rB I1:rB H2:rB J6:rX'! A5:r3' D2:b9'! A10:bF B10:bB J9:b2 I9:b5 "
-                 "H9:b4 G9:b6 F9:b7 E9:b3", turn=RED)
+    state = make(SPY_CHASED, turn=RED)
     corner, out = Move.parse("E2-E1"), (Move.parse("E2-E3"), Move.parse("E2-F2"))
     two = ComputerPlayer(TWO_PLY_HARD, seed=seed)
     two.choose_move(state.view(RED))
@@ -510,6 +512,63 @@ def test_hard_looks_a_ply_deeper_at_its_best_moves(seed: int) -> None:
     seen = {c.move: c.search for c in hard.last_reasoning.candidates}
     assert seen[corner] < min(seen[m] for m in out) - 100, str(hard.last_reasoning)
     assert "the best 4 were searched again 3 plies deep in 8 of the guesses" in str(hard.last_reasoning)
+
+
+class _Clock:
+    """A stand-in for the player's clock: its time moves only when a test moves it."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_time_limit_cuts_the_second_look_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``time_limit`` the second look searches only the moves that look to fit in three quarters of it,
+    and the reasoning says how many; a limit nobody reaches plays exactly as no limit does."""
+    view = make(SPY_CHASED, turn=RED).view(RED)
+    free = ComputerPlayer("hard", seed=1)
+    free.choose_move(view)
+    roomy = ComputerPlayer("hard", seed=1, time_limit=1e6)
+    assert repr(roomy) == "ComputerPlayer('hard', seed=1, time_limit=1e+06)" and "time_limit" not in repr(free)
+    roomy.choose_move(view)
+    assert str(roomy.last_reasoning) == str(free.last_reasoning)
+    assert roomy.last_reasoning.planned == 0
+
+    clock = _Clock()
+    evaluate = ComputerPlayer._evaluate
+
+    def timed(self: ComputerPlayer, move: Move, *args: object) -> float:
+        clock.now += 0.3 if args[-1] == 3 else 0.001  # a move of the second look costs 0.3 s, of the first 1 ms
+        return evaluate(self, move, *args)
+
+    monkeypatch.setattr("strategolab.ai.player._clock", clock)
+    monkeypatch.setattr(ComputerPlayer, "_evaluate", timed)
+    two = ComputerPlayer(TWO_PLY_HARD, seed=1)
+    two.choose_move(view)
+    first = [c.move for c in two.last_reasoning.candidates]
+    # 0.75 s of a 1 s limit: the first search took ~0.02 s, then 0.3 s and 0.3 s; a third would end past 0.75.
+    hurried = ComputerPlayer("hard", seed=1, time_limit=1.0)
+    move = hurried.choose_move(view)
+    reasoning = hurried.last_reasoning
+    assert (reasoning.verified, reasoning.planned, reasoning.depth) == (2, 4, 3)
+    assert move in first[:2] and {c.move for c in reasoning.candidates[:2]} == set(first[:2])
+    assert [c.move for c in reasoning.candidates[2:]] == first[2:5]
+    assert "(the level searches its best 4 again; the time limit of 1 s left room for 2)" in str(reasoning)
+    # No room for two: the two-ply choice stands, and the reasoning says why.
+    rushed = ComputerPlayer("hard", seed=1, time_limit=0.5)
+    assert rushed.choose_move(view) == first[0]
+    assert [c.score for c in rushed.last_reasoning.candidates] == [c.score for c in two.last_reasoning.candidates]
+    assert "the time limit of 0.5 s left no room for the level's second look at its best 4" in str(
+        rushed.last_reasoning)
+    assert "searched again" not in str(rushed.last_reasoning)
+
+
+@pytest.mark.parametrize("limit", [0, -1.0, math.nan, math.inf, "2", True])
+def test_a_time_limit_is_a_positive_number_of_seconds(limit: object) -> None:
+    with pytest.raises(ValueError, match="time_limit is a positive number of seconds or None"):
+        ComputerPlayer("hard", time_limit=limit)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -518,6 +518,28 @@ def test_ucc_bot_says_what_is_wrong_with_a_bad_line() -> None:
     assert done.returncode == 2 and "unknown player 'grandmaster'" in done.stderr
 
 
+def test_ucc_bot_gives_its_player_the_managers_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``--time-limit`` (default 2 s, the manager's -T) reaches the computer player, with or without a memory;
+    0 means none; anything else is refused on the command line."""
+    from strategolab.ai import ComputerPlayer, RememberingPlayer
+
+    served: list[object] = []
+    monkeypatch.setattr("strategolab.ucc.serve", lambda player, *rest: served.append(player) or 0)
+    for argv, kind, limit in [([], ComputerPlayer, 2.0), (["--time-limit", "0.8"], ComputerPlayer, 0.8),
+                              (["--time-limit", "0"], ComputerPlayer, None),
+                              (["--memory", str(tmp_path), "--time-limit", "5"], RememberingPlayer, 5.0)]:
+        assert main(["ucc-bot", "--level", "hard", *argv]) == 0
+        player = served.pop()
+        assert type(player) is kind and player.time_limit == limit and player.level.name == "hard"
+    assert main(["ucc-bot", "--level", "random"]) == 0 and isinstance(served.pop(), RandomPlayer)
+    for bad in ["-1", "soon", "nan"]:
+        with pytest.raises(SystemExit) as e:
+            main(["ucc-bot", "--time-limit", bad])
+        assert e.value.code == 2
+        assert f"--time-limit: expected a number of seconds (0 or more), not {bad}" in capsys.readouterr().err
+
+
 def test_serve_answers_on_a_stream_and_stops_at_quit() -> None:
     out = io.StringIO()
     assert serve(make_player("easy", 1), iter(["BLUE kit 10 10", "QUIT", "ignored"]), out) == 0

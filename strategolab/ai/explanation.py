@@ -40,6 +40,8 @@ class Reasoning:
     verified: int = 0  # how many of the best moves were searched again a ply deeper (Level.verify)
     depth: int = 0  # plies of that deeper search
     verify_worlds: int = 0  # in how many of the worlds
+    planned: int = 0  # how many the level would have searched again, when the time limit allowed fewer
+    time_limit: float | None = None  # the seconds a move may take (ComputerPlayer.time_limit)
 
     def __str__(self) -> str:
         guesses = "guess" if self.worlds == 1 else "guesses"
@@ -51,6 +53,12 @@ class Reasoning:
         if self.verified:
             lines.append(f"  the best {self.verified} were searched again {self.depth} plies deep in "
                          f"{self.verify_worlds} of the guesses: those scores are from that search")
+        if self.planned and self.verified:
+            lines.append(f"  (the level searches its best {self.planned} again; the time limit of "
+                         f"{self.time_limit:g} s left room for {self.verified})")
+        elif self.planned:
+            lines.append(f"  the time limit of {self.time_limit:g} s left no room for the level's second look at "
+                         f"its best {self.planned}: these are the two-ply scores")
         if self.flag_guesses:
             lines.append("  enemy Flag likeliest on " + ", ".join(
                 f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import warnings
 from collections.abc import Callable
+from time import perf_counter as _clock
 
 from strategolab.board import Square, square_name
 from strategolab.rules import PLAYER_NAMES, PieceType, Ruleset, get_ruleset
@@ -28,23 +30,33 @@ class ComputerPlayer:
 
     ``choose_move(view)`` returns a legal move; ``beliefs(view)`` what it thinks each unknown enemy piece
     is; ``last_reasoning`` explains its latest choice.  The same seed and view give the same move.
+
+    ``time_limit`` (seconds, for a manager that forfeits a slow program): the second look (``Level.verify``)
+    takes only as many moves as fit in three quarters of it, so a loaded machine plays a shallower move rather
+    than none.  The two-ply search itself is not cut.  None (the default): no clock, the full search always.
     """
 
-    def __init__(self, level: str | Level = "medium", seed: int = 0, name: str | None = None) -> None:
+    def __init__(self, level: str | Level = "medium", seed: int = 0, name: str | None = None,
+                 time_limit: float | None = None) -> None:
         if isinstance(level, str):
             if level not in LEVELS:
                 raise ValueError(f"unknown level {level!r}; levels: {', '.join(LEVELS)}")
             level = LEVELS[level]
         if not isinstance(level, Level):
             raise TypeError(f"level is one of {', '.join(LEVELS)} or a Level, not {level!r}")
+        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                       or not math.isfinite(time_limit) or time_limit <= 0):
+            raise ValueError(f"time_limit is a positive number of seconds or None, not {time_limit!r}")
         self.level = level
         self.seed = seed
+        self.time_limit = time_limit
         self.name = name or f"computer ({level.name})"
         self.last_reasoning: Reasoning | None = None
         self.last_setup_plan: str | None = None
 
     def __repr__(self) -> str:
-        return f"ComputerPlayer({self.level.name!r}, seed={self.seed})"
+        limit = "" if self.time_limit is None else f", time_limit={self.time_limit:g}"
+        return f"ComputerPlayer({self.level.name!r}, seed={self.seed}{limit})"
 
     # -- setup ---------------------------------------------------------------------------------------
 
@@ -79,6 +91,7 @@ class ComputerPlayer:
         _check_view(view)
         if view.turn != view.player:
             raise ValueError(f"it is {PLAYER_NAMES[view.turn]}'s turn, this is {PLAYER_NAMES[view.player]}'s view")
+        start = _clock()
         legal = view.generate_legal_moves()
         if not legal:
             raise ValueError("no legal move: the game is over")
@@ -118,10 +131,12 @@ class ComputerPlayer:
             v = values[mv] - mean_root
             cands.append(Candidate(mv, v + a + noise, v, a, describe_move(view, mv, beliefs)))
         cands.sort(key=lambda c: c.score, reverse=True)
-        verified = looked = 0
+        verified = looked = planned = 0
         if level.verify > 1 and not small and len(cands) > 1:
-            verified, looked = min(level.verify, len(cands)), min(len(searches), max(1, level.verify_worlds))
-            cands = self._verify(cands, verified, searches[:looked], roots[:looked], beliefs, view, depth + 1)
+            planned, looked = min(level.verify, len(cands)), min(len(searches), max(1, level.verify_worlds))
+            deadline = None if self.time_limit is None else start + 0.75 * self.time_limit
+            cands, verified = self._verify(cands, planned, searches[:looked], roots[:looked], beliefs, view,
+                                           depth + 1, deadline, _clock() - start)
         choice = cands[0].move
         flag_index = next((i for i, k in enumerate(kinds) if k.is_flag), None)
         guesses = sorted(((s, row[flag_index]) for s, row in zip(squares, table, strict=True)),
@@ -129,21 +144,33 @@ class ComputerPlayer:
         self.last_reasoning = Reasoning(view.player, level.name, choice, cands[:5], len(worlds),
                                         sum(s.nodes for s in searches), guesses, self._recall(),
                                         _race_words(view, model, worlds[0], beliefs, choice),
-                                        verified, depth + 1 if verified else depth, looked)
+                                        verified, depth + 1 if verified else depth, looked if verified else 0,
+                                        planned if verified < planned else 0, self.time_limit)
         return choice
 
     def _verify(self, cands: list[Candidate], n: int, searches: list[Search], roots: list[float],
-                beliefs: dict[Square, list[float]], view: View, depth: int) -> list[Candidate]:
+                beliefs: dict[Square, list[float]], view: View, depth: int, deadline: float | None = None,
+                spent: float = 0.0) -> tuple[list[Candidate], int]:
         """The best ``n`` candidates searched again ``depth`` plies deep in these worlds, best first by that
         search, ahead of the rest: a ply more sees our answer to the enemy's reply (an escape, a recapture, a
-        piece that was only bait), which the shallower search cannot."""
+        piece that was only bait), which the shallower search cannot.  With a ``deadline`` (a
+        ``time.perf_counter()`` reading) a candidate is searched only if it looks to fit before it (its cost
+        guessed as the dearest one so far, or half the first search's ``spent`` time); fewer than two searched
+        leave the order as it was.  Returns the candidates and how many were searched again."""
         now = sum(roots) / len(roots)
-        out = []
+        out: list[Candidate] = []
+        dearest = spent / 2
         for c in cands[:n]:
+            t0 = _clock()
+            if deadline is not None and t0 + dearest > deadline:
+                break
             v = self._evaluate(c.move, searches, roots, beliefs, view, depth) - now
             out.append(Candidate(c.move, v + c.score - c.search, v, c.adjust, c.note))  # same adjustment, noise
+            dearest = _clock() - t0 if len(out) == 1 else max(dearest, _clock() - t0)
+        if len(out) < 2:
+            return cands, 0
         out.sort(key=lambda c: c.score, reverse=True)
-        return out + cands[n:]
+        return out + cands[len(out):], len(out)
 
     def _prior(self, view: View, history: History) -> list[list[float]] | None:
         """Priors that replace real players' statistics (None: those); :class:`RememberingPlayer` has some."""
@@ -218,8 +245,8 @@ class RememberingPlayer(ComputerPlayer):
     """
 
     def __init__(self, memory: SetupMemory | str | os.PathLike[str], level: str | Level = "hard", seed: int = 0,
-                 name: str | None = None) -> None:
-        super().__init__(level, seed, name)
+                 name: str | None = None, time_limit: float | None = None) -> None:
+        super().__init__(level, seed, name, time_limit)
         self.memory = memory if isinstance(memory, SetupMemory) else SetupMemory(memory)
         self.opponent: str | None = None
         self.game: str | None = None
@@ -228,7 +255,8 @@ class RememberingPlayer(ComputerPlayer):
         self._unsaved = False  # saving failed once this game: do not try again
 
     def __repr__(self) -> str:
-        return f"RememberingPlayer({self.memory!r}, {self.level.name!r}, seed={self.seed})"
+        limit = "" if self.time_limit is None else f", time_limit={self.time_limit:g}"
+        return f"RememberingPlayer({self.memory!r}, {self.level.name!r}, seed={self.seed}{limit})"
 
     def start_game(self, side: int, opponent: str = "opponent") -> None:
         """A new game against ``opponent``: its setups so far are read when the first move is due."""
