@@ -491,7 +491,7 @@ def cmd_ucc_bot(args: argparse.Namespace) -> int:
             raise UsageError(f"--memory {args.memory}: not a folder")
         player = RememberingPlayer(args.memory, args.level, args.seed, time_limit=limit)
     elif isinstance(player, ComputerPlayer):
-        player = ComputerPlayer(args.level, args.seed, time_limit=limit)
+        player.time_limit = limit
     try:
         return serve(player, sys.stdin, sys.stdout, args.seed)
     except UccError as e:
@@ -519,7 +519,7 @@ def _seconds(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value < math.inf:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more), not {text}")
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds, 0 or more, not {text}")
     return value
 
 

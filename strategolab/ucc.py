@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator, Mapping
+from time import perf_counter as _clock
 from typing import NamedTuple, TextIO
 
 from strategolab.board import STRIDE, Square, square, square_name
@@ -319,9 +320,18 @@ class UccBot:
         view = game.view(side)
         if not view.generate_legal_moves():
             return ["SURRENDER"]  # the kit's rule: a player with no legal move loses
+        started = _clock()
         move = self.player.choose_move(view)  # type: ignore[attr-defined]
         if strict.illegal_reason(move) is not None and strict.generate_legal_moves():
-            move = self.player.choose_move(strict.view(side))  # type: ignore[attr-defined]
+            # Asked again within the same move's time: a player with a time limit gets what is left of it.
+            limit = getattr(self.player, "time_limit", None)
+            if limit is not None:
+                self.player.time_limit = max(0.001, limit - (_clock() - started))  # type: ignore[attr-defined]
+            try:
+                move = self.player.choose_move(strict.view(side))  # type: ignore[attr-defined]
+            finally:
+                if limit is not None:
+                    self.player.time_limit = limit  # type: ignore[attr-defined]
         reason = game.illegal_reason(move)
         if reason:
             raise UccError(f"the player chose {move}, which the rules refuse: {reason}")

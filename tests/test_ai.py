@@ -531,16 +531,22 @@ def test_a_time_limit_cuts_the_second_look_short(monkeypatch: pytest.MonkeyPatch
     free = ComputerPlayer("hard", seed=1)
     free.choose_move(view)
     roomy = ComputerPlayer("hard", seed=1, time_limit=1e6)
-    assert repr(roomy) == "ComputerPlayer('hard', seed=1, time_limit=1e+06)" and "time_limit" not in repr(free)
+    assert repr(roomy) == "ComputerPlayer('hard', seed=1, time_limit=1000000.0)" and "time_limit" not in repr(free)
     roomy.choose_move(view)
     assert str(roomy.last_reasoning) == str(free.last_reasoning)
     assert roomy.last_reasoning.planned == 0
 
     clock = _Clock()
     evaluate = ComputerPlayer._evaluate
+    deep: list[float] = []  # what each move of the second look costs, in turn
+    searched = []
 
     def timed(self: ComputerPlayer, move: Move, *args: object) -> float:
-        clock.now += 0.3 if args[-1] == 3 else 0.001  # a move of the second look costs 0.3 s, of the first 1 ms
+        if args[-1] == 3:
+            clock.now += deep.pop(0)
+            searched.append(move)
+        else:
+            clock.now += 0.04  # each of the 10 legal moves of the main search: 0.4 s in all
         return evaluate(self, move, *args)
 
     monkeypatch.setattr("strategolab.ai.player._clock", clock)
@@ -548,26 +554,36 @@ def test_a_time_limit_cuts_the_second_look_short(monkeypatch: pytest.MonkeyPatch
     two = ComputerPlayer(TWO_PLY_HARD, seed=1)
     two.choose_move(view)
     first = [c.move for c in two.last_reasoning.candidates]
-    # 0.75 s of a 1 s limit: the first search took ~0.02 s, then 0.3 s and 0.3 s; a third would end past 0.75.
-    hurried = ComputerPlayer("hard", seed=1, time_limit=1.0)
+    # A 1.6 s limit: the second look must end by 1.2 s.  The main search ends at 0.4; the first move of the
+    # second look is guessed at 0.2 (half of that) and costs 0.35, the second is guessed at 0.35 (the dearest
+    # so far) and costs 0.2, ending at 0.95; the third, guessed at 0.35 again, would end past 1.2.
+    clock.now, deep[:] = 0.0, [0.35, 0.2, 0.3, 0.3]
+    hurried = ComputerPlayer("hard", seed=1, time_limit=1.6)
     move = hurried.choose_move(view)
     reasoning = hurried.last_reasoning
-    assert (reasoning.verified, reasoning.planned, reasoning.depth) == (2, 4, 3)
-    assert move in first[:2] and {c.move for c in reasoning.candidates[:2]} == set(first[:2])
+    assert (reasoning.verified, reasoning.planned, reasoning.depth, len(searched)) == (2, 4, 3, 2)
+    assert move in first[:2] and {c.move for c in reasoning.candidates[:2]} == set(first[:2]) == set(searched)
     assert [c.move for c in reasoning.candidates[2:]] == first[2:5]
-    assert "(the level searches its best 4 again; the time limit of 1 s left room for 2)" in str(reasoning)
-    # No room for two: the two-ply choice stands, and the reasoning says why.
-    rushed = ComputerPlayer("hard", seed=1, time_limit=0.5)
-    assert rushed.choose_move(view) == first[0]
+    assert "(the level searches its best 4 again; the time limit of 1.6 s left room for 2)" in str(reasoning)
+    # No room for two (0.4 + 2 x 0.2 > 0.75): nothing is searched again, the two-ply choice stands, and the
+    # reasoning says why.
+    clock.now, deep[:], searched[:] = 0.0, [0.35, 0.2, 0.3, 0.3], []
+    rushed = ComputerPlayer("hard", seed=1, time_limit=1.0)
+    assert rushed.choose_move(view) == first[0] and not searched
     assert [c.score for c in rushed.last_reasoning.candidates] == [c.score for c in two.last_reasoning.candidates]
-    assert "the time limit of 0.5 s left no room for the level's second look at its best 4" in str(
-        rushed.last_reasoning)
+    assert ("the time limit of 1 s left room for fewer than two of the level's second look at its best 4: these "
+            "are the 2-ply scores") in str(rushed.last_reasoning)
     assert "searched again" not in str(rushed.last_reasoning)
 
 
-@pytest.mark.parametrize("limit", [0, -1.0, math.nan, math.inf, "2", True])
-def test_a_time_limit_is_a_positive_number_of_seconds(limit: object) -> None:
-    with pytest.raises(ValueError, match="time_limit is a positive number of seconds or None"):
+@pytest.mark.parametrize(("limit", "error"), [(0, ValueError), (-1.0, ValueError), (math.nan, ValueError),
+                                              (math.inf, ValueError), (10**400, ValueError), ("2", TypeError),
+                                              (True, TypeError), (None, None), (3, None), (0.25, None)])
+def test_a_time_limit_is_a_positive_number_of_seconds(limit: object, error: type[Exception] | None) -> None:
+    if error is None:
+        assert ComputerPlayer("hard", time_limit=limit).time_limit == limit  # type: ignore[arg-type]
+        return
+    with pytest.raises(error, match=r"time_limit is a (positive, finite )?number of seconds"):
         ComputerPlayer("hard", time_limit=limit)  # type: ignore[arg-type]
 
 

@@ -301,6 +301,30 @@ def test_the_kits_own_moves_keep_the_classic_repetition_rules() -> None:
     assert turns == 60 and len(shuffler.asked) - turns >= 10
 
 
+def test_a_move_asked_again_gets_what_is_left_of_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A player with a time limit asked again for the same move (its first broke a repetition rule) is given
+    what the first ask left of the limit, so the manager's clock is kept for the whole answer."""
+    now = [0.0]
+
+    class Timed(Shuffler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.time_limit = 2.0
+            self.limits: list[float] = []
+
+        def choose_move(self, view: View) -> Move:
+            self.limits.append(self.time_limit)
+            now[0] += 0.5
+            return super().choose_move(view)
+
+    monkeypatch.setattr("strategolab.ucc._clock", lambda: now[0])
+    shuffler = Timed()
+    referee(shuffler, RandomPlayer(5), 7, 120, check=False)
+    again = len(shuffler.asked) - len(set(shuffler.asked))
+    assert again >= 10 and shuffler.limits.count(1.5) == again
+    assert shuffler.limits.count(2.0) == len(set(shuffler.asked)) and shuffler.time_limit == 2.0
+
+
 # -- over real pipes -----------------------------------------------------------------------------------------------
 
 
@@ -533,11 +557,11 @@ def test_ucc_bot_gives_its_player_the_managers_time(tmp_path: Path, monkeypatch:
         player = served.pop()
         assert type(player) is kind and player.time_limit == limit and player.level.name == "hard"
     assert main(["ucc-bot", "--level", "random"]) == 0 and isinstance(served.pop(), RandomPlayer)
-    for bad in ["-1", "soon", "nan"]:
+    for bad in ["-1", "soon", "nan", "inf"]:
         with pytest.raises(SystemExit) as e:
             main(["ucc-bot", "--time-limit", bad])
         assert e.value.code == 2
-        assert f"--time-limit: expected a number of seconds (0 or more), not {bad}" in capsys.readouterr().err
+        assert f"--time-limit: expected a finite number of seconds, 0 or more, not {bad}" in capsys.readouterr().err
 
 
 def test_serve_answers_on_a_stream_and_stops_at_quit() -> None:

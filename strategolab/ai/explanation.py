@@ -53,12 +53,13 @@ class Reasoning:
         if self.verified:
             lines.append(f"  the best {self.verified} were searched again {self.depth} plies deep in "
                          f"{self.verify_worlds} of the guesses: those scores are from that search")
+        limit = "the time limit" + ("" if self.time_limit is None else f" of {self.time_limit:g} s")
         if self.planned and self.verified:
-            lines.append(f"  (the level searches its best {self.planned} again; the time limit of "
-                         f"{self.time_limit:g} s left room for {self.verified})")
+            lines.append(f"  (the level searches its best {self.planned} again; {limit} left room for "
+                         f"{self.verified})")
         elif self.planned:
-            lines.append(f"  the time limit of {self.time_limit:g} s left no room for the level's second look at "
-                         f"its best {self.planned}: these are the two-ply scores")
+            lines.append(f"  {limit} left room for fewer than two of the level's second look at its best "
+                         f"{self.planned}: these are the {self.depth}-ply scores")
         if self.flag_guesses:
             lines.append("  enemy Flag likeliest on " + ", ".join(
                 f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))

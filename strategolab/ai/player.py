@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import random
 import warnings
@@ -29,11 +30,12 @@ class ComputerPlayer:
     """A computer opponent that sees only a player's view; ``level`` is ``"easy"``, ``"medium"`` or ``"hard"``.
 
     ``choose_move(view)`` returns a legal move; ``beliefs(view)`` what it thinks each unknown enemy piece
-    is; ``last_reasoning`` explains its latest choice.  The same seed and view give the same move.
+    is; ``last_reasoning`` explains its latest choice.  Without a time limit the same seed and view give the
+    same move.
 
     ``time_limit`` (seconds, for a manager that forfeits a slow program): the second look (``Level.verify``)
     takes only as many moves as fit in three quarters of it, so a loaded machine plays a shallower move rather
-    than none.  The two-ply search itself is not cut.  None (the default): no clock, the full search always.
+    than none.  The main search itself is not cut.  None (the default): no clock, the full search always.
     """
 
     def __init__(self, level: str | Level = "medium", seed: int = 0, name: str | None = None,
@@ -44,9 +46,15 @@ class ComputerPlayer:
             level = LEVELS[level]
         if not isinstance(level, Level):
             raise TypeError(f"level is one of {', '.join(LEVELS)} or a Level, not {level!r}")
-        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
-                                       or not math.isfinite(time_limit) or time_limit <= 0):
-            raise ValueError(f"time_limit is a positive number of seconds or None, not {time_limit!r}")
+        if time_limit is not None:
+            if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+                raise TypeError(f"time_limit is a number of seconds or None, not {time_limit!r}")
+            try:
+                time_limit = float(time_limit)
+            except OverflowError:
+                time_limit = math.inf
+            if not 0 < time_limit < math.inf:
+                raise ValueError(f"time_limit is a positive, finite number of seconds, not {time_limit!r}")
         self.level = level
         self.seed = seed
         self.time_limit = time_limit
@@ -55,7 +63,7 @@ class ComputerPlayer:
         self.last_setup_plan: str | None = None
 
     def __repr__(self) -> str:
-        limit = "" if self.time_limit is None else f", time_limit={self.time_limit:g}"
+        limit = "" if self.time_limit is None else f", time_limit={self.time_limit!r}"
         return f"ComputerPlayer({self.level.name!r}, seed={self.seed}{limit})"
 
     # -- setup ---------------------------------------------------------------------------------------
@@ -155,11 +163,14 @@ class ComputerPlayer:
         search, ahead of the rest: a ply more sees our answer to the enemy's reply (an escape, a recapture, a
         piece that was only bait), which the shallower search cannot.  With a ``deadline`` (a
         ``time.perf_counter()`` reading) a candidate is searched only if it looks to fit before it (its cost
-        guessed as the dearest one so far, or half the first search's ``spent`` time); fewer than two searched
-        leave the order as it was.  Returns the candidates and how many were searched again."""
+        guessed as the dearest one so far, the first as half the main search's ``spent`` time); fewer than two
+        searched leave the order as it was, so none is searched without room for two.  Returns the candidates
+        and how many were searched again."""
         now = sum(roots) / len(roots)
         out: list[Candidate] = []
         dearest = spent / 2
+        if deadline is not None and _clock() + 2 * dearest > deadline:
+            return cands, 0
         for c in cands[:n]:
             t0 = _clock()
             if deadline is not None and t0 + dearest > deadline:
@@ -255,7 +266,7 @@ class RememberingPlayer(ComputerPlayer):
         self._unsaved = False  # saving failed once this game: do not try again
 
     def __repr__(self) -> str:
-        limit = "" if self.time_limit is None else f", time_limit={self.time_limit:g}"
+        limit = "" if self.time_limit is None else f", time_limit={self.time_limit!r}"
         return f"RememberingPlayer({self.memory!r}, {self.level.name!r}, seed={self.seed}{limit})"
 
     def start_game(self, side: int, opponent: str = "opponent") -> None:
