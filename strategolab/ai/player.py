@@ -63,8 +63,11 @@ class ComputerPlayer:
         self.last_setup_plan: str | None = None
 
     def __repr__(self) -> str:
-        limit = "" if self.time_limit is None else f", time_limit={self.time_limit!r}"
-        return f"ComputerPlayer({self.level.name!r}, seed={self.seed}{limit})"
+        return f"ComputerPlayer({self.level.name!r}, seed={self.seed}{self._limit_repr()})"
+
+    def _limit_repr(self) -> str:
+        """The time limit as the tail of a repr; empty without one."""
+        return "" if self.time_limit is None else f", time_limit={self.time_limit!r}"
 
     # -- setup ---------------------------------------------------------------------------------------
 
@@ -177,7 +180,8 @@ class ComputerPlayer:
                 break
             v = self._evaluate(c.move, searches, roots, beliefs, view, depth) - now
             out.append(Candidate(c.move, v + c.score - c.search, v, c.adjust, c.note))  # same adjustment, noise
-            dearest = _clock() - t0 if len(out) == 1 else max(dearest, _clock() - t0)
+            cost = _clock() - t0
+            dearest = cost if len(out) == 1 else max(dearest, cost)
         if len(out) < 2:
             return cands, 0
         out.sort(key=lambda c: c.score, reverse=True)
@@ -266,8 +270,7 @@ class RememberingPlayer(ComputerPlayer):
         self._unsaved = False  # saving failed once this game: do not try again
 
     def __repr__(self) -> str:
-        limit = "" if self.time_limit is None else f", time_limit={self.time_limit!r}"
-        return f"RememberingPlayer({self.memory!r}, {self.level.name!r}, seed={self.seed}{limit})"
+        return f"RememberingPlayer({self.memory!r}, {self.level.name!r}, seed={self.seed}{self._limit_repr()})"
 
     def start_game(self, side: int, opponent: str = "opponent") -> None:
         """A new game against ``opponent``: its setups so far are read when the first move is due."""
