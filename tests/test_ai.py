@@ -935,6 +935,59 @@ def test_the_marshal_comes_for_a_known_general_among_our_pieces(seed: int, monke
     assert move.from_square != marshal, move
 
 
+_RAID = ("A1:rF B1:rB A2:rB C1:r3 D1:r5 E1:r3 F1:r4 G1:r3 H1:r6 D2:r6' E2:r7 F2:r8 G2:r7 H2:r5 B3:r2 C3:r3' "
+         "D3:r4' J1:r2 J2:rB I1:rB I2:r2 C2:bX'! "
+         "A10:bF B10:bB A9:bB E9:b2 F9:b3 G9:b4 H9:b5 C9:b2 D9:b8 E10:b7 F10:b6 G10:bS H10:b9")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_marshal_trades_with_a_known_marshal_raiding_our_pieces(seed: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blue's known Marshal stands among Red's back rows, where nothing of Red's beats it.  Red's hidden Marshal
+    beside it trades with it (Model.trades): the search alone counts that trade a loss, a hidden Marshal for a
+    known one, while the raider would take a piece a move.  Both keep a General, so the trade keeps Red the
+    board's top; the reasoning says why."""
+    spec = _RAID + " B2:rX' F4:r9"
+    trade = Move.parse("B2-C2")
+    player = ComputerPlayer("hard", seed=seed)
+    assert player.choose_move(make(spec, UCC, turn=RED).view(RED)) == trade
+    assert "a trade that stops a raider" in str(player.last_reasoning)
+    monkeypatch.setattr(Model, "trade_gain", lambda *args: 0.0)
+    assert ComputerPlayer("hard", seed=seed).choose_move(make(spec, UCC, turn=RED).view(RED)) != trade
+
+
+def test_no_trade_hands_the_enemy_the_top() -> None:
+    """Without a General of Red's (Blue keeps one) the same trade would leave Blue's General the strongest piece
+    on the board: no trade is counted and our Marshal is not drawn to the raider, while with both Generals it
+    is, by a share of the hunt's pull (Model.TRADE_HUNT)."""
+    marshal = [k.name for k in UCC.piece_types].index("Marshal") + 1
+    e5, e4 = parse_square("E5"), parse_square("E4")
+    for general, trades in ((" F4:r9", True), ("", False)):
+        view = make(_RAID + " E5:rX'" + general, UCC, turn=RED).view(RED)
+        model = Model(view, *belief_table(view), hunt=True)
+        assert bool(model.trades) is trades
+        pull = model.pst[RED][marshal]
+        # E4 is one step nearer the Marshal on C2 than E5 (around the lake)
+        assert (pull[e4] - pull[e5] >= 5) is trades, (pull[e4], pull[e5])
+        view = make(_RAID + " B2:rX'" + general, UCC, turn=RED).view(RED)
+        move = ComputerPlayer("hard", seed=0).choose_move(view)
+        assert (move == Move.parse("B2-C2")) is trades, move
+
+
+def test_no_trade_where_a_piece_of_ours_takes_the_raider_safely() -> None:
+    """A known General raiding Red's back rows, Red's General beside it: while Red's Marshal lives (it takes the
+    General and survives its attack, so the hunt draws it) no trade is counted; without Red's Marshal (and
+    Blue's) the General trade is the way to stop the raid."""
+    raid = _RAID.replace("C2:bX'!", "C2:b9'!") + " B2:r9' J5:rS J6:bX"
+    c2 = parse_square("C2")
+    for marshal, trades in ((" F4:rX", False), ("", True)):
+        state = make(raid + marshal, UCC, turn=RED)
+        play(state, "J5-J6", "E9-E8")  # Red's Spy takes Blue's Marshal
+        view = state.view(RED)
+        model = Model(view, *belief_table(view), hunt=True)
+        assert (c2 in model.trades) is trades, model.trades
+
+
 def test_the_hunt_is_for_a_known_piece_in_our_half_only() -> None:
     """The same General among the same kind of pieces draws our Marshal in our half and not in the enemy's, where
     our pieces beside a known enemy piece are the battle front (hunting there cost games against peternlewis)."""

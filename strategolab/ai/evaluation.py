@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from strategolab.board import STRIDE, Square, geometry, square_row
 from strategolab.rules import CLASSIC as _CLASSIC
-from strategolab.rules import RUN, BattleResult, Ruleset, resolve_battle
+from strategolab.rules import RUN, BattleResult, PieceType, Ruleset, resolve_battle
 from strategolab.state import KIND, OWNER, REVEALED
 from strategolab.views import View
 
@@ -17,6 +17,7 @@ from .beliefs import remaining_hidden
 WIN = 2000.0  # a captured Flag, in the same units as the material values (about a whole army)
 _ATTACKER_WINS = int(BattleResult.ATTACKER_WINS)
 _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
+_BOTH_DIE = int(BattleResult.BOTH_DIE)
 # A race to our Flag we cannot win (or win with no move to spare): the enemy piece's square, the probability
 # that it moves at all, and each type it may be that wins the race, as (kind code, probability, moves it needs
 # to stand next to our Flag, moves our nearest defender that can stop it comes too late: 0 just in time).
@@ -62,6 +63,16 @@ def piece_values(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int]
                 v += 25.0 * min(1.0, enemy_left[j] / max(1, own_left[i]))
         out.append(v + scarce)
     return out
+
+
+def _keeps_top(kinds: Sequence[PieceType], own_left: Sequence[int], enemy_left: Sequence[int], i: int) -> bool:
+    """After one piece of type ``i`` of each side is traded, is our strongest movable piece at least as strong
+    as the enemy's (so the trade does not hand the enemy the board's top)?"""
+    def top(left: Sequence[int]) -> int:
+        return max((k.strength for j, (k, n) in enumerate(zip(kinds, left, strict=True))
+                    if k.movable and n - (j == i) > 0), default=-1)
+
+    return top(own_left) >= top(enemy_left)
 
 
 def top_bonus(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int], share: float) -> list[float]:
@@ -155,6 +166,7 @@ class Model:
     FLAG_PULL = 400.0  # how much an enemy Flag is worth as a target
     HUNT = 0.5  # per step nearer, a piece that safely beats a known enemy piece among our pieces gains this
     HUNT_REACH = 8  # ... share of the mean of those pieces, from this many steps away (the prey: 2 steps)
+    TRADE_HUNT = 0.5  # ... and a piece of its own kind this share of that, where a trade keeps us the board's top
     THREAT = 0.6  # how much of the second of our pieces a known enemy piece attacks at once counts as lost
     DOUBT = 0.06  # how sure a modelled enemy reply is: moves this share of a top piece worse still count 1/e
     CHEAP = 0.2  # a piece worth at most this share of its side's best piece is sent to find the Flag freely
@@ -302,6 +314,18 @@ class Model:
                         if near.get(x, 99) <= 2 and self.battle[k][q] == _ATTACKER_WINS]
                 if prey:
                     hunts.append((s, k, self.HUNT * sum(prey) / len(prey)))
+        # Nothing of ours safely beats the enemy's strongest piece: a known Marshal among our pieces takes one
+        # after another (7.3 a lost game against the 2012 champion, our own Marshal often a few steps away).
+        # Our piece of its kind may trade with it where we keep the board's top after the trade: the hunt draws
+        # it nearer (a share of the pull) and, as that pull dies with our piece, the trade itself scores what
+        # the pull would have reached on the raider's square (:attr:`trades`, a root adjustment).
+        self.trades: dict[Square, float] = {}
+        for s, k, step in hunts:
+            safe = any(own_left[a] and kinds[a].movable and self.battle[a + 1][k] == _ATTACKER_WINS
+                       and self.battle[k][a + 1] == _DEFENDER_WINS for a in range(n))
+            if (not safe and self.battle[k][k] == _BOTH_DIE and own_left[k - 1]
+                    and _keeps_top(kinds, own_left, enemy_left, k - 1)):
+                self.trades[s] = self.TRADE_HUNT * step * self.HUNT_REACH
         for a in range(n):
             if not own_left[a] or not kinds[a].movable:
                 continue
@@ -331,9 +355,14 @@ class Model:
                         row[sq] = pull
             for s, k, step in hunts:
                 if self.battle[a + 1][k] == _ATTACKER_WINS and self.battle[k][a + 1] == _DEFENDER_WINS:
-                    for sq, d in dist[s].items():
-                        if d < self.HUNT_REACH and (pull := step * (self.HUNT_REACH - d)) > row[sq]:
-                            row[sq] = pull
+                    share = 1.0
+                elif a + 1 == k and s in self.trades:
+                    share = self.TRADE_HUNT
+                else:
+                    continue
+                for sq, d in dist[s].items():
+                    if d < self.HUNT_REACH and (pull := share * step * (self.HUNT_REACH - d)) > row[sq]:
+                        row[sq] = pull
             pst[me][a + 1] = row
         if flags:
             # A piece next to our Flag keeps the way to it shut (Scouts' lanes included): do not leave lightly.
@@ -584,6 +613,16 @@ class Model:
                 frontier = nxt
             out.append((occupant, (maps[0], maps[1]), defenders))
         return out
+
+    def trade_gain(self, mc: int, tc: int, t: Square) -> float:
+        """What trading our piece coded ``mc`` with the known raider coded ``tc`` on ``t`` is worth beyond the
+        search's count (:attr:`trades`): the raider's pull, and, for a hidden piece of ours, what the search
+        counts it as losing by being hidden (a known raider is worth less by :attr:`info`), since the trade
+        stops what the raider would take next.  0 for anything else."""
+        a, e = mc & KIND, tc & KIND
+        if t not in self.trades or a != e or (mc & OWNER) >> 5 != self.me or not tc & REVEALED:
+            return 0.0
+        return self.trades[t] + (0.0 if mc & REVEALED else self.info[self.me][a])
 
     def static(self, board: list[int], land: Sequence[Square]) -> float:
         """The evaluation of a whole board from our side: material + square tables - information given away."""

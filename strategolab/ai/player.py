@@ -140,7 +140,10 @@ class ComputerPlayer:
             a = adjust(mv)
             noise = rng.gauss(0.0, spread) if spread else 0.0
             v = values[mv] - mean_root
-            cands.append(Candidate(mv, v + a + noise, v, a, describe_move(view, mv, beliefs)))
+            note = describe_move(view, mv, beliefs)
+            if model.trade_gain(view.board[mv.from_square], view.board[mv.to_square], mv.to_square):
+                note += ": a trade that stops a raider among its pieces"
+            cands.append(Candidate(mv, v + a + noise, v, a, note))
         cands.sort(key=lambda c: c.score, reverse=True)
         verified = looked = planned = 0
         if level.verify > 1 and not small and len(cands) > 1:
@@ -325,7 +328,7 @@ _PACE = 200  # quiet moves after which the computer presses for a battle in a ru
 def _adjustments(view: View, model: Model) -> Callable[[Move], float]:
     """Root-only corrections the shallow search cannot see: do not shuffle back and forth, press for a
     battle as the quiet-move draw nears (or nothing has happened for long where no rule draws) while ahead,
-    and do not show an unmoved piece is no Bomb for nothing."""
+    do not show an unmoved piece is no Bomb for nothing, and trade with a known raider (Model.trades)."""
     mine = [m for i, m in enumerate(view.move_stack) if (len(view.move_stack) - i) % 2 == 0][-6:]
     last = mine[-1] if mine else None
     recent = {m.from_square for m in mine}
@@ -339,11 +342,15 @@ def _adjustments(view: View, model: Model) -> Callable[[Move], float]:
         urgency = 80.0 * x * x * (1.0 if model.material > 30 else 0.3)
     board = view.board
 
+    trades = model.trades
+
     def adjust(mv: Move) -> float:
         f, t = mv
         a = 0.0
         if board[t]:
             a += urgency
+            if t in trades:
+                a += model.trade_gain(board[f], board[t], t)  # a trade with a known raider (Model.trades)
         else:
             if last is not None and f == last.to_square and t == last.from_square:
                 a -= 4.0
