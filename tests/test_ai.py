@@ -636,6 +636,46 @@ def test_a_trade_saves_the_flag_too(seed: int) -> None:
     assert player.last_reasoning.candidates[0].score > -win_value(CLASSIC) / 5, str(player.last_reasoning)
 
 
+# Session 17's asmodeus game 9 a ply before its Miner's walk to the Flag could no longer be stopped.
+MINER_RACE = ("C1:rB! D1:rF E1:rB F1:r6 G1:r3 H1:r3 J1:rB D2:rB E2:r9 H2:r7 J2:rB B3:b3'! D3:rB D4:r4' E6:rX'! "
+              "J6:r4' D7:bB! A9:bB! B9:bB I9:b3 A10:bF B10:bB E10:bB F10:r2'! I10:bB J10:b3!")
+
+
+def test_while_a_race_is_on_a_move_that_does_not_stop_it_pays_for_it_at_the_root() -> None:
+    """Blue's known Miner on B3 stands on the Bomb C1 in three moves and then takes the Flag on D1; only the
+    Sergeant on D4 stepping to C4 comes in time.  The search sees the race only at its leaves, through the
+    enemy replies it models: in the game (asmodeus, with its history) it scored the Marshal's E6-E5 1.2 points
+    above D4-C4, both lifted by the hope of the Scout on F10 finding the Flag, and the Miner took the Flag.  At
+    the root every other move now pays what it leaves of the race over D4-C4 (the Sergeant a move late: 1 -
+    Model.TIGHT of a lost race three moves out), on top of the same search scores."""
+    state = make(MINER_RACE, turn=RED)
+    view = state.view(RED)
+    blind = ComputerPlayer(dataclasses.replace(LEVELS["hard"], race_root=False), seed=0)
+    player = ComputerPlayer("hard", seed=0)
+    assert player.choose_move(view) == Move.parse("D4-C4"), str(player.last_reasoning)
+    blind.choose_move(view)
+    before = {c.move: c for c in blind.last_reasoning.candidates}
+    paid = {c.move: before[c.move].adjust - c.adjust for c in player.last_reasoning.candidates if c.move in before}
+    assert paid.pop(Move.parse("D4-C4")) == 0.0
+    quiet = {round(x, 6) for m, x in paid.items() if not state.board[m.to_square]}
+    lost = (1 - Model.TIGHT) * win_value(CLASSIC) / 2 * Model.RACE_DECAY ** 3
+    assert len(quiet) == 1 and Model.RACE_FLOOR * lost <= quiet.pop() <= lost, str(player.last_reasoning)
+    assert all(x > 0 for x in paid.values())
+    assert player.last_reasoning.flag_race.endswith("D4-C4 is in time to stop it")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_without_a_race_the_root_race_term_changes_nothing(seed: int) -> None:
+    """Where no race to our Flag is lost if we let it be, hard chooses and scores as without the root term."""
+    state = position("classic", seed, 60 + 10 * seed)
+    view = state.view(state.turn)
+    blind = ComputerPlayer(dataclasses.replace(LEVELS["hard"], race_root=False), seed=seed)
+    player = ComputerPlayer("hard", seed=seed)
+    assert player.choose_move(view) == blind.choose_move(view)
+    assert [(c.move, c.score) for c in player.last_reasoning.candidates] == \
+        [(c.move, c.score) for c in blind.last_reasoning.candidates]
+
+
 def test_a_race_to_the_flag_counts_only_when_it_cannot_be_won() -> None:
     """The race term itself: the Miner on J3 takes J2 next move; a Captain one move from J2 is in time with a
     move to spare; one two moves away is just in time with Red to move (that counts Model.TIGHT of a lost

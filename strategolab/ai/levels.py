@@ -30,6 +30,9 @@ class Level:
     # reply; 0: not at all
     verify: int = 0
     verify_worlds: int = 8
+    # while a race to our Flag is on, a move counts what it leaves of the race at the root too, not only at
+    # the search's leaves (the race term of Model, so only where the level guards)
+    race_root: bool = False
 
 
 LEVELS: dict[str, Level] = {
@@ -47,5 +50,6 @@ LEVELS: dict[str, Level] = {
     # The same search in four times as many worlds (three plies in a small army, else a second look at its
     # best four moves three plies deep), behavioural evidence, the hunt, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
-                  guard=80.0, noise=0.5, small_army_depth=3, hunt=True, verify=4, verify_worlds=8),
+                  guard=80.0, noise=0.5, small_army_depth=3, hunt=True, verify=4, verify_worlds=8,
+                  race_root=True),
 }

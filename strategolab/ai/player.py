@@ -134,10 +134,11 @@ class ComputerPlayer:
         spread = level.small_army_noise if small and level.small_army_noise is not None else level.noise
         values = {mv: self._evaluate(mv, searches, roots, beliefs, view, depth) for mv in legal}
         adjust = _adjustments(view, model)
+        left_race = _race_left(model, worlds[:_RACE_WORLDS], beliefs, legal) if level.race_root else {}
         mean_root = sum(roots) / len(roots)
         cands = []
         for mv in legal:
-            a = adjust(mv)
+            a = adjust(mv) - left_race.get(mv, 0.0)
             noise = rng.gauss(0.0, spread) if spread else 0.0
             v = values[mv] - mean_root
             note = describe_move(view, mv, beliefs)
@@ -228,6 +229,33 @@ class ComputerPlayer:
                 mass += p
             return sum(roots) / len(roots) + total / mass
         return sum(s.value(move, depth, r, -1) for s, r in zip(searches, roots, strict=True)) / len(searches)
+
+
+def _race_left(model: Model, worlds: list[State], beliefs: dict[Square, list[float]],
+               legal: list[Move]) -> dict[Move, float]:
+    """Root-only: while a race to our Flag is on (one we lose if we let it be), what each move leaves of it
+    (:meth:`Model.race` after the move, the enemy to move), over the least any move leaves; empty otherwise.
+
+    The search meets the race only at its leaves, through the enemy replies it models, and there it weighed
+    moves that stop an intruder and moves that do not alike (asmodeus's Miner took a Flag so, session 17).
+    What stands where decides a quiet move's race, so one world tells it; a battle's is averaged over
+    ``worlds``, as its outcome depends on what the enemy piece is."""
+    if not model.race_zone:
+        return {}
+    unknown = pairs(beliefs)
+    if not model.lost_races(worlds[0].board, False, unknown):
+        return {}
+    left = {}
+    for mv in legal:
+        battle = worlds[0].board[mv.to_square] != 0
+        total = 0.0
+        for w in worlds if battle else worlds[:1]:
+            after = w.copy()
+            after.push(mv)
+            total += model.race(after.board, False, unknown)
+        left[mv] = total / (len(worlds) if battle else 1)
+    least = min(left.values())
+    return {mv: v - least for mv, v in left.items()}
 
 
 def _race_words(view: View, model: Model, world: State, beliefs: dict[Square, list[float]], choice: Move) -> str:
@@ -321,6 +349,7 @@ def _check_view(view: object) -> None:
 # a third ply grows with them (barrage, 6 games on the loaded machine: at most 2.4 s a move with 30 or fewer,
 # up to 6 s with more; at 20 hard beat medium only 12-0-8 in 20 games, at 30 15-0-5).
 _DEEPEN_MOVES = 30
+_RACE_WORLDS = 4  # worlds a battle's share of a race to our Flag is averaged over at the root
 
 _PACE = 200  # quiet moves after which the computer presses for a battle in a rule set without a draw limit
 
