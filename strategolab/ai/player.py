@@ -19,11 +19,11 @@ from strategolab.state import KIND, Move, Piece, State
 from strategolab.views import View
 
 from .beliefs import History, belief_table, read_history, remaining_hidden, sample_identities, their_belief_table
-from .evaluation import _DEFENDER_WINS, Model
+from .evaluation import _DEFENDER_WINS, LostRace, Model
 from .explanation import Candidate, Reasoning, describe_move
 from .levels import LEVELS, Level
 from .memory import Mixture, SetupMemory, shown_setup
-from .search import Search, base_world, pairs, world
+from .search import Pairs, Search, base_world, world
 
 
 class ComputerPlayer:
@@ -134,7 +134,10 @@ class ComputerPlayer:
         spread = level.small_army_noise if small and level.small_army_noise is not None else level.noise
         values = {mv: self._evaluate(mv, searches, roots, beliefs, view, depth) for mv in legal}
         adjust = _adjustments(view, model)
-        left_race = _race_left(model, worlds[:_RACE_WORLDS], beliefs, legal) if level.race_root else {}
+        # The races to our Flag we lose if we let them be, read once for the root's term and the reasoning.
+        unknown = searches[0].unknown
+        races = model.lost_races(worlds[0].board, False, unknown)
+        left_race = _race_left(model, worlds[:_RACE_WORLDS], unknown, races, legal) if level.race_root else {}
         mean_root = sum(roots) / len(roots)
         cands = []
         for mv in legal:
@@ -158,7 +161,7 @@ class ComputerPlayer:
                          key=lambda x: -x[1])[:3] if flag_index is not None else []
         self.last_reasoning = Reasoning(view.player, level.name, choice, cands[:5], len(worlds),
                                         sum(s.nodes for s in searches), guesses, self._recall(),
-                                        _race_words(view, model, worlds[0], beliefs, choice),
+                                        _race_words(view, model, worlds[0], unknown, races, choice),
                                         verified, depth + 1 if verified else depth, looked if verified else 0,
                                         planned if verified < planned else 0, self.time_limit)
         return choice
@@ -231,19 +234,17 @@ class ComputerPlayer:
         return sum(s.value(move, depth, r, -1) for s, r in zip(searches, roots, strict=True)) / len(searches)
 
 
-def _race_left(model: Model, worlds: list[State], beliefs: dict[Square, list[float]],
+def _race_left(model: Model, worlds: list[State], unknown: dict[Square, Pairs], races: list[LostRace],
                legal: list[Move]) -> dict[Move, float]:
-    """Root-only: while a race to our Flag is on (one we lose if we let it be), what each move leaves of it
-    (:meth:`Model.race` after the move, the enemy to move), over the least any move leaves; empty otherwise.
+    """Root-only: while a race to our Flag is on (``races``, those we lose if we let them be), what each move
+    leaves of it (:meth:`Model.race` after the move, the enemy to move), over the least any move leaves; empty
+    otherwise.  ``unknown``: our beliefs about the enemy's unseen pieces as the search reads them.
 
     The search meets the race only at its leaves, through the enemy replies it models, and there it weighed
     moves that stop an intruder and moves that do not alike (asmodeus's Miner took a Flag so, session 17).
     What stands where decides a quiet move's race, so one world tells it; a battle's is averaged over
     ``worlds``, as its outcome depends on what the enemy piece is."""
-    if not model.race_zone:
-        return {}
-    unknown = pairs(beliefs)
-    if not model.lost_races(worlds[0].board, False, unknown):
+    if not races:
         return {}
     left = {}
     for mv in legal:
@@ -258,11 +259,11 @@ def _race_left(model: Model, worlds: list[State], beliefs: dict[Square, list[flo
     return {mv: v - least for mv, v in left.items()}
 
 
-def _race_words(view: View, model: Model, world: State, beliefs: dict[Square, list[float]], choice: Move) -> str:
-    """A race to our Flag the computer would lose if it let it be (:meth:`Model.lost_races` with the enemy to
-    move), in words, and whether the chosen move is in time to stop it; empty when there is none."""
-    unknown = pairs(beliefs)
-    races = model.lost_races(world.board, False, unknown)
+def _race_words(view: View, model: Model, world: State, unknown: dict[Square, Pairs], races: list[LostRace],
+                choice: Move) -> str:
+    """The race to our Flag the computer would lose if it let it be (the costliest of ``races``,
+    :meth:`Model.lost_races` with the enemy to move), in words, and whether the chosen move is in time to stop
+    it; empty when there is none."""
     if not races:
         return ""
     sq, mass, lost = max(races, key=model.race_cost)
