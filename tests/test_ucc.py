@@ -648,6 +648,9 @@ def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_chec
     assert losses.stdout.startswith("hard: 2 games, "), losses.stdout
     assert re.search(r"^its Spy takes the enemy Marshal +\d+", losses.stdout, re.M), losses.stdout
     assert re.search(r"^pieces lost per game .*\n(\w+ +\d+\.\d\d .*\n)+\n", losses.stdout, re.M), losses.stdout
+    assert re.search(r"^taken by, per game .*\n(\w+ +\d+\.\d\d +\d+\.\d\d +\d+\.\d\d +\d+%\n)+\n", losses.stdout,
+                     re.M), losses.stdout
+    assert re.search(r"^its Spy lost in the enemy's half +\d+", losses.stdout, re.M), losses.stdout
     nobody = subprocess.run([sys.executable, str(script.parent / "losses.py"), str(out), "--player", "medium"],
                             capture_output=True, text=True, timeout=120)
     assert nobody.returncode != 0 and "'medium' played none of these games" in nobody.stderr
