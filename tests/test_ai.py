@@ -1043,3 +1043,23 @@ def test_the_hunt_is_for_a_known_piece_in_our_half_only() -> None:
     # E4 is one step nearer the General on C2 than E5 (six steps against seven, around the lake)
     assert ours[e4] - ours[e5] >= 10, (ours[e4], ours[e5])
     assert abs(theirs[e4] - theirs[e5]) < 5
+
+
+def test_in_a_small_army_the_flag_is_covered_only_while_an_enemy_piece_is_near() -> None:
+    """A piece beside our Flag counts ``Model.COVER`` in a big army always, in a small one (barrage) only while an
+    enemy piece stands within ``Model.COVER_REACH`` steps of the Flag: with every enemy piece far off, hard's
+    three-ply search kept its last Miner hovering near its own Flag and never took a Flag it knew for certain."""
+    barrage = get_ruleset("barrage")
+    e9, e8 = parse_square("E9"), parse_square("E8")
+
+    def cover(spec: str, ruleset: Ruleset) -> float:
+        view = make(spec, ruleset, turn=BLUE).view(BLUE)
+        miner = [k.name for k in ruleset.piece_types].index("Miner") + 1
+        row = Model(view, *belief_table(view)).pst[BLUE][miner]
+        return row[e9] - row[e8]
+
+    far = "E10:bF F10:b9' J10:bB E8:b3' I1:rF F1:rB' E1:r9 F3:r3"
+    near = far.replace("F3:r3", "F6:r3")  # four steps from E10's neighbour E9
+    assert cover(far, barrage) < Model.COVER / 4
+    assert cover(near, barrage) > Model.COVER * 3 / 4
+    assert cover(far, UCC) > Model.COVER * 3 / 4  # a full army keeps its cover, wherever the enemy stands

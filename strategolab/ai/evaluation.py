@@ -173,7 +173,8 @@ class Model:
     BOMB_EXTRA = 0.5  # a dear piece lost on a Bomb counts this much more of its value
     TOP_INFO = 0.3  # the share of its value the strongest piece loses by being revealed where a Spy hunts it
     FLAG_SHARE = 0.15  # what a dearer piece counts the hope of finding the Flag at, as a share of a win
-    COVER = 40.0  # our movable piece next to our Flag
+    COVER = 40.0  # our movable piece next to our Flag ...
+    COVER_REACH = 5  # ... in a small army only while an enemy piece stands within this many steps of the Flag
     GUARD_FROM, GUARD_SPAN = 10, 15  # guarding grows from armies of 10 movable pieces to full at 25 and more
     DANGER = 120.0  # enemy piece next to our Flag
     DANGER_DECAY = 0.55
@@ -364,9 +365,16 @@ class Model:
                     if d < self.HUNT_REACH and (pull := share * step * (self.HUNT_REACH - d)) > row[sq]:
                         row[sq] = pull
             pst[me][a + 1] = row
+        # In a small army (barrage, pocket) a piece beside our Flag is worth that only while an enemy piece could
+        # come for it: with every enemy piece far off, a search three plies deep kept hard's last Miner within
+        # two steps of the square beside its Flag (a step there "could still be taken" at the third ply), and it
+        # never left to take a Flag it knew for certain (barrage, three quiet-move draws in 100 against random).
         if flags:
+            enemy_near = self.army_weight() > 0.0 or any(
+                defuser.get(s, 99) <= self.COVER_REACH for s in view.squares(1 - me)
+                if (q := view.piece_at(s)) is None or q.type.movable)
             # A piece next to our Flag keeps the way to it shut (Scouts' lanes included): do not leave lightly.
-            for a in range(n):
+            for a in range(n) if enemy_near else ():
                 if kinds[a].movable and own_left[a]:
                     row = pst[me][a + 1][:]
                     for sq in geo.neighbours[flags[0]]:
