@@ -139,6 +139,11 @@ def _moments() -> list[tuple[str, Finder]]:
     ]
 
 
+def _per_game(c: Counter, n: int, w: int, lo: int) -> list[float]:
+    """Counts by the game's outcome as a rate per game: over all ``n`` games, the ``w`` won and the ``lo`` lost."""
+    return [sum(c.values()) / n, c["win"] / w if w else 0.0, c["loss"] / lo if lo else 0.0]
+
+
 def print_report(games: list[GameReport], player: str) -> None:
     """Print the tables described in the module's docstring."""
     n = len(games)
@@ -158,7 +163,7 @@ def print_report(games: list[GameReport], player: str) -> None:
             how[x.kind][f"{x.role} {x.state}"] += 1
     for kind in sorted(kinds, key=lambda k: -sum(kinds[k].values())):
         c = kinds[kind]
-        per = [sum(c.values()) / n, c["win"] / w if w else 0.0, c["loss"] / lo if lo else 0.0]
+        per = _per_game(c, n, w, lo)
         ways = ", ".join(f"{k} {v / n:.2f}" for k, v in how[kind].most_common(3))
         print(f"{kind:<26} {per[0]:>6.2f} {per[1]:>6.2f} {per[2]:>7.2f}   {ways}")
     print()
@@ -174,7 +179,7 @@ def print_report(games: list[GameReport], player: str) -> None:
                 known[x.by] += x.by_known
     for by in sorted(takers, key=lambda k: -sum(takers[k].values())):
         c = takers[by]
-        per = [sum(c.values()) / n, c["win"] / w if w else 0.0, c["loss"] / lo if lo else 0.0]
+        per = _per_game(c, n, w, lo)
         print(f"{by:<26} {per[0]:>6.2f} {per[1]:>6.2f} {per[2]:>7.2f}   {known[by] / sum(c.values()):.0%}")
     print()
     print(f"{'moment':<46} {'games':>6} {'won':>6} {'median ply':>11}")

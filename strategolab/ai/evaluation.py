@@ -374,8 +374,8 @@ class Model:
                 defuser.get(s, 99) <= self.COVER_REACH for s in view.squares(1 - me)
                 if (q := view.piece_at(s)) is None or q.type.movable)
             # A piece next to our Flag keeps the way to it shut (Scouts' lanes included): do not leave lightly.
-            for a in range(n) if enemy_near else ():
-                if kinds[a].movable and own_left[a]:
+            for a in range(n):
+                if enemy_near and kinds[a].movable and own_left[a]:
                     row = pst[me][a + 1][:]
                     for sq in geo.neighbours[flags[0]]:
                         row[sq] += self.COVER
