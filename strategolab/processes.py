@@ -16,6 +16,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 POLL_SECONDS = 0.5  # how soon a worker notices that its parent is gone
+KILL_AFTER_SECONDS = 5.0  # how long a worker told to terminate may take before it is killed
 
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
@@ -25,13 +26,25 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
 
 def stop_now(pool: ProcessPoolExecutor) -> None:
     """End the pool at once, its running work too (an interrupted command wants no more of it); the standard
-    ``shutdown`` would wait for the work already handed to the workers."""
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14+
-    if terminate is not None:
-        terminate()
+    ``shutdown`` would wait for the work already handed to the workers.
+
+    A worker killed while sending its result leaves half a message in the result pipe, and the pool's manager
+    thread would wait for the rest forever (and ``shutdown``, or the interpreter's exit, with it).  Once the
+    workers are dead the only writer left is this process's own copy of the pipe's end: closing it turns
+    that wait into end-of-file, which the pool takes as a broken worker, and it shuts down."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is None:  # not CPython's pool as known: stop the pending work, let the running work finish
+        pool.shutdown(wait=True, cancel_futures=True)
         return
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    for process in processes:
         process.terminate()
+    for process in processes:
+        process.join(KILL_AFTER_SECONDS)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    writer.close()
     pool.shutdown(wait=True, cancel_futures=True)
 
 
