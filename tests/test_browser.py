@@ -93,7 +93,10 @@ def step_forward(pg: Page, lab: Lab) -> None:
     after = squares()
     assert after != before
     assert pg.eval_on_selector(".sl-replay .sl-moves select", "s => s.selectedIndex") == 1  # the first move
-    assert "Move 1 of" in pg.inner_text(".sl-replay .sl-info")
+    # Board, move list and position text are separate widgets, each synced by its own message: the text may
+    # arrive a moment after the board.
+    pg.wait_for_function(
+        "() => document.querySelector('.sl-replay .sl-info').textContent.includes('Move 1 of')")
     pg.click(".sl-replay .sl-perspective button:text-is(\"Red's view\")")
     pg.wait_for_selector(".sl-replay .sl-square.sl-blue.sl-unknown")
 
