@@ -230,12 +230,12 @@ def statistical_setup(ruleset: str | Ruleset | None = None, rng: random.Random |
     for i in order:
         kind = rs.army[i][0]
         if kind.is_flag and left[i]:
-            walls = sum(rs.army[b][1] for b in order if not rs.army[b][0].movable and not rs.army[b][0].is_flag)
+            blockers = [b for b in order if not rs.army[b][0].movable and not rs.army[b][0].is_flag]
+            walls = sum(rs.army[b][1] for b in blockers)
             flag_at = _draw([w * w * (WALLED if len(near[j]) <= walls and _inside(rs, j) else 1.0)
                              for j, w in enumerate(weights[i])], rnd)
             pieces[flag_at] = kind
             left[i] -= 1
-            blockers = [b for b in order if not rs.army[b][0].movable and not rs.army[b][0].is_flag]
             for j in near[flag_at]:
                 blocker = next((b for b in blockers if left[b]), None)
                 if blocker is not None and rnd.random() < shield:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 # Run in a process of its own: were stop_now to hang, the pool's manager thread would hang the test run too.
 TORN_SEND = textwrap.dedent("""
-    import gc, multiprocessing.queues, os, struct, sys, threading, time
+    import gc, multiprocessing.queues, os, struct, threading, time
     from strategolab.processes import stop_now, worker_pool
 
     def torn_send() -> None:
@@ -30,7 +30,6 @@ TORN_SEND = textwrap.dedent("""
         stopping.start()
         stopping.join(30)
         print("stopped" if not stopping.is_alive() else "hung", f"{time.monotonic() - start:.1f}", flush=True)
-        sys.stdout.flush()
         os._exit(0)
 """)
 
