@@ -18,7 +18,9 @@ issue 13's targets are checked for the pairings played (hard wins 80% of decided
 ``--records FILE.sgn`` keeps every game in the kit's notation, to study how games were lost (read it with
 ``strategolab.read_games(pathlib.Path(FILE))`` or open it in the replay notebook).  Each game is also
 appended to ``FILE.sgn.partial`` as it finishes, so a run stopped early keeps what it played; the progress
-lines give the W-D-L so far.
+lines give the W-D-L so far.  ``--first-game K`` plays games K to K + GAMES - 1 only, with the seeds and
+colours they have in a whole run, so a pairing too long for one sitting (hunter's games take minutes) can be
+played in parts whose tables add up to the whole run's.
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
@@ -180,6 +182,9 @@ def main() -> None:
                         help="rule set (default classic; ucc, the manager's rules, when bots play)")
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--first-game", type=int, default=0, metavar="K",
+                        help="play games K to K + GAMES - 1 of each pairing (default 0): a long pairing split over "
+                             "several runs plays exactly the games (seeds, colours) of one run")
     parser.add_argument("--max-plies", type=int, default=4000, help="unfinished games count as draws")
     parser.add_argument("--pairing", action="append", default=None,
                         help="only this pairing, e.g. hard:medium or hard:peternlewis (repeatable)")
@@ -213,7 +218,7 @@ def main() -> None:
     cost = {"random": 0, **{level: 2 ** i for i, level in enumerate(LEVELS)}}
     keep = args.records is not None
     tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout, args.memory, keep)
-             for pair in pairs for i in range(args.games)]
+             for pair in pairs for i in range(args.first_game, args.first_game + args.games)]
     tasks.sort(key=lambda t: -(cost.get(t[0][0], 4) + cost.get(t[0][1], 4)))
     results: list[Result] = []
     start = time.perf_counter()
@@ -245,7 +250,8 @@ def main() -> None:
 def report(results: list[Result], pairs: list[tuple[str, str]], ruleset: str, args: argparse.Namespace,
            wall: float, bots: dict[str, str]) -> None:
     """Print the tables: W-D-L per pairing and colour, endings, move times; then the checks."""
-    print(f"Tournament: {ruleset}, {args.games} games per pairing, colours alternating, seed {args.seed}, "
+    span = f" (games {args.first_game + 1} to {args.first_game + args.games})" if args.first_game else ""
+    print(f"Tournament: {ruleset}, {args.games} games per pairing{span}, colours alternating, seed {args.seed}, "
           f"{args.processes} processes, {wall:.0f} s wall clock"
           + (f"; kit levels remember setups in {args.memory}" if args.memory else ""))
     print(f"{'pairing':<24} {'W-D-L':>11} {'as Red':>10} {'as Blue':>10} {'decided win%':>13} {'avg plies':>10}"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import permute_hidden
 
-from strategolab import BLUE, CLASSIC, RED, Move, Setup, State, Termination, parse_square, read_games
+from strategolab import BLUE, CLASSIC, RED, Move, Setup, State, Termination, parse_square, read_games, write_game
 from strategolab.cli import main
 from strategolab.engines import UccEngine
 from strategolab.players import Forfeit, RandomPlayer, make_player, play_game, play_match
@@ -654,3 +654,22 @@ def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_chec
     nobody = subprocess.run([sys.executable, str(script.parent / "losses.py"), str(out), "--player", "medium"],
                             capture_output=True, text=True, timeout=120)
     assert nobody.returncode != 0 and "'medium' played none of these games" in nobody.stderr
+
+
+def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_runs_games(tmp_path: Path) -> None:
+    # --first-game K plays games K.. of a pairing with the seeds and colours they have in a whole run, so a
+    # pairing too long for one sitting is played in parts that add up to it.
+    script = Path(__file__).parent.parent / "benchmarks" / "tournament.py"
+
+    def games(*extra: str) -> list[str]:
+        out = tmp_path / f"games{len(extra)}.sgn"
+        run = subprocess.run([sys.executable, str(script), "--processes", "1", "--pairing", "easy:random",
+                              "--max-plies", "60", "--ruleset", "barrage", "--records", str(out), *extra],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        return [write_game(g) for g in read_games(out)]
+
+    whole = games("--games", "3")
+    part = games("--games", "2", "--first-game", "1")
+    assert part == whole[1:]
+    assert [g.headers["Round"] for g in read_games(tmp_path / "games4.sgn")] == ["2", "3"]
