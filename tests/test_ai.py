@@ -1080,3 +1080,52 @@ def test_in_a_small_army_the_flag_is_covered_only_while_an_enemy_piece_is_near()
     assert cover(far, barrage) < Model.COVER / 4
     assert cover(near, barrage) > Model.COVER * 3 / 4
     assert cover(far, UCC) > Model.COVER * 3 / 4  # a full army keeps its cover, wherever the enemy stands
+
+
+# Pocket, Red to move (medium v random, game 777 of 1,000): Red's Flag on F1 is walled in by the Mines E1 and F2;
+# its Sapper on E2, beside the Mine, is attacked by Blue's known Captain; Blue's unseen piece on F3 (a Sapper)
+# stands two moves from the Flag.
+SAPPER_AT_THE_MINE = ("F1:rF E1:rM F2:rM E2:r2' D1:r1 B2:r3 C3:r2' B3:r1 C4:r4' A5:r5' A1:r1 "
+                      "E3:b4'! F3:b2' E5:bF B5:bM C6:bM D6:b5 F6:b3 A6:b1 B6:b1")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_medium_raises_the_alarm_when_an_enemy_piece_is_two_moves_from_its_flag(seed: int) -> None:
+    """One ply saves the Sapper from the Captain (E2-D2) and does not see the unseen piece take the Mine F2 and
+    then the Flag, with nothing of ours left beside F2 to take it back: the random player won so.  With the
+    alarm (``Level.alarm_depth``) medium searches two plies there and keeps the Sapper where it can answer."""
+    state = make(SAPPER_AT_THE_MINE, "pocket", turn=RED)
+    one_ply = ComputerPlayer(dataclasses.replace(LEVELS["medium"], alarm_depth=None), seed=seed)
+    assert one_ply.choose_move(state.view(RED)) == Move.parse("E2-D2")
+    medium = ComputerPlayer("medium", seed=seed)
+    assert medium.choose_move(state.view(RED)) != Move.parse("E2-D2"), str(medium.last_reasoning)
+    assert medium.last_reasoning.depth == 2
+    # Far from any enemy piece, medium keeps its one ply.
+    quiet = make("A1:rF B1:rM A2:rM C1:r3 F1:r1 F6:bF E6:bM A6:b2' B6:b1", "pocket", turn=RED)
+    medium.choose_move(quiet.view(RED))
+    assert medium.last_reasoning.depth == 1
+
+
+def test_a_battle_in_the_search_shows_the_enemy_piece_that_survives_it() -> None:
+    """In the search, an unseen enemy piece that wins a battle is known afterwards, as in the game: its next
+    attacks count at the leaves (a second threatened piece, or our Flag beside it with nothing to take it)."""
+    from strategolab.ai.search import Search, base_world, world
+
+    state = make("A1:rF B1:rM A2:r1 D1:r5 F6:bF E6:bM A3:b5'", "pocket", turn=BLUE)
+    view = state.view(RED)
+    squares, table = belief_table(view, True, False, read_history(view))
+    model = Model(view, squares, table)
+    commander = next(i for i, k in enumerate(POCKET.piece_types) if k.name == "Commander")
+    w = world(base_world(view), view, squares, [commander if s == parse_square("A3") else 0 for s in squares])
+    search = Search(model, w, dict(zip(squares, table, strict=True)))
+    seen: list[set[int]] = []
+
+    def leaf(score: float, last_to: int, prev_to: int) -> float:
+        seen.append(set(search.known))
+        return score
+
+    search.leaf = leaf  # type: ignore[method-assign]
+    search.play(Move.parse("A3-A2"), 0, -math.inf, math.inf, 0.0, -1)  # the Commander takes the Runner
+    assert seen == [{parse_square("A2")}]
+    assert search.known == set()  # taken back with the move
+    assert search.threats() == []

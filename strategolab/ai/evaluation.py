@@ -369,10 +369,12 @@ class Model:
         # come for it: with every enemy piece far off, a search three plies deep kept hard's last Miner within
         # two steps of the square beside its Flag (a step there "could still be taken" at the third ply), and it
         # never left to take a Flag it knew for certain (barrage, three quiet-move draws in 100 against random).
+        # The fewest moves an enemy piece that may move needs to take our Flag (99: none can, or no Flag).
+        self.flag_distance = 99
         if flags:
-            enemy_near = self.army_weight() > 0.0 or any(
-                defuser.get(s, 99) <= self.COVER_REACH for s in view.squares(1 - me)
-                if (q := view.piece_at(s)) is None or q.type.movable)
+            self.flag_distance = min((defuser.get(s, 99) for s in view.squares(1 - me)
+                                      if (q := view.piece_at(s)) is None or q.type.movable), default=99)
+            enemy_near = self.army_weight() > 0.0 or self.flag_distance <= self.COVER_REACH
             # A piece next to our Flag keeps the way to it shut (Scouts' lanes included): do not leave lightly.
             for a in range(n):
                 if enemy_near and kinds[a].movable and own_left[a]:

@@ -178,11 +178,16 @@ class Search:
             known.discard(f)
             known.discard(t)
         w.push(move)
-        if (from_known or to_known) and (c := board[t]) and c & OWNER != self.m.me << 5:
-            known.add(t)  # the known enemy piece survived the move or the battle
+        revealed = False
+        if (from_known or to_known or attack) and (c := board[t]) and c & OWNER != self.m.me << 5 \
+                and self.m.mobile[c & KIND] and t not in known:
+            known.add(t)  # the known enemy piece survived the move, or an enemy piece a battle showed
+            revealed = not (from_known or to_known)
         end = self.ended() if attack else None
         v = self.search(depth, alpha, beta, score, t, last_to) if end is None else end
         w.pop()
+        if revealed:
+            known.discard(t)
         if from_known or to_known:
             known.discard(t)
             if from_known:
