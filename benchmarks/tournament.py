@@ -18,9 +18,10 @@ issue 13's targets are checked for the pairings played (hard wins 80% of decided
 ``--records FILE.sgn`` keeps every game in the kit's notation, to study how games were lost (read it with
 ``strategolab.read_games(pathlib.Path(FILE))`` or open it in the replay notebook).  Each game is also
 appended to ``FILE.sgn.partial`` as it finishes, so a run stopped early keeps what it played; the progress
-lines give the W-D-L so far.  ``--first-game K`` plays games K to K + GAMES - 1 only, with the seeds and
-colours they have in a whole run, so a pairing too long for one sitting (hunter's games take minutes) can be
-played in parts whose tables add up to the whole run's.
+lines give the W-D-L so far.  ``--first-game K`` skips the first K games of each pairing and plays rounds
+K + 1 to K + GAMES, with the seeds and colours they have in a whole run, so a pairing too long for one sitting
+(hunter's games take minutes) can be played in parts whose W-D-L tables add up to the whole run's (each part's
+checks and move-time percentiles cover that part only).
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
@@ -183,8 +184,9 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--first-game", type=int, default=0, metavar="K",
-                        help="play games K to K + GAMES - 1 of each pairing (default 0): a long pairing split over "
-                             "several runs plays exactly the games (seeds, colours) of one run")
+                        help="skip the first K games of each pairing, playing rounds K+1 to K+GAMES (default 0): "
+                             "a long pairing split over several runs plays exactly the games (seeds, colours) of "
+                             "one run")
     parser.add_argument("--max-plies", type=int, default=4000, help="unfinished games count as draws")
     parser.add_argument("--pairing", action="append", default=None,
                         help="only this pairing, e.g. hard:medium or hard:peternlewis (repeatable)")
@@ -201,6 +203,8 @@ def main() -> None:
                         help="write every game (pairing by pairing, in order) to this file in the kit's notation, "
                              "to replay and study them")
     args = parser.parse_args()
+    if args.first_game < 0:
+        parser.error(f"--first-game must be 0 or more, not {args.first_game}")
 
     bots = present_bots(args.bot)
     if args.bot and not bots:
@@ -250,7 +254,7 @@ def main() -> None:
 def report(results: list[Result], pairs: list[tuple[str, str]], ruleset: str, args: argparse.Namespace,
            wall: float, bots: dict[str, str]) -> None:
     """Print the tables: W-D-L per pairing and colour, endings, move times; then the checks."""
-    span = f" (games {args.first_game + 1} to {args.first_game + args.games})" if args.first_game else ""
+    span = f" (rounds {args.first_game + 1} to {args.first_game + args.games})" if args.first_game else ""
     print(f"Tournament: {ruleset}, {args.games} games per pairing{span}, colours alternating, seed {args.seed}, "
           f"{args.processes} processes, {wall:.0f} s wall clock"
           + (f"; kit levels remember setups in {args.memory}" if args.memory else ""))

@@ -1100,10 +1100,11 @@ def test_medium_raises_the_alarm_when_an_enemy_piece_is_two_moves_from_its_flag(
     medium = ComputerPlayer("medium", seed=seed)
     assert medium.choose_move(state.view(RED)) != Move.parse("E2-D2"), str(medium.last_reasoning)
     assert medium.last_reasoning.depth == 2
-    # Far from any enemy piece, medium keeps its one ply.
-    quiet = make("A1:rF B1:rM A2:rM C1:r3 F1:r1 F6:bF E6:bM A6:b2' B6:b1", "pocket", turn=RED)
-    medium.choose_move(quiet.view(RED))
-    assert medium.last_reasoning.depth == 1
+    # Three steps from the Flag (the Mine on A2 taken on the way) is no alarm; two steps is.
+    for square, depth in (("A4", 1), ("A3", 2)):
+        quiet = make(f"A1:rF B1:rM A2:rM C1:r3 F1:r1 F6:bF E6:bM {square}:b2' B6:b1", "pocket", turn=RED)
+        medium.choose_move(quiet.view(RED))
+        assert medium.last_reasoning.depth == depth, square
 
 
 def test_a_battle_in_the_search_shows_the_enemy_piece_that_survives_it() -> None:
@@ -1115,17 +1116,17 @@ def test_a_battle_in_the_search_shows_the_enemy_piece_that_survives_it() -> None
     view = state.view(RED)
     squares, table = belief_table(view, True, False, read_history(view))
     model = Model(view, squares, table)
-    commander = next(i for i, k in enumerate(POCKET.piece_types) if k.name == "Commander")
-    w = world(base_world(view), view, squares, [commander if s == parse_square("A3") else 0 for s in squares])
+    kinds = list(POCKET.piece_types)
+    w = world(base_world(view), view, squares, [kinds.index(state.piece_at(s).type) for s in squares])
     search = Search(model, w, dict(zip(squares, table, strict=True)))
-    seen: list[set[int]] = []
+    seen: list[tuple[set[int], list[tuple[int, int]]]] = []
 
     def leaf(score: float, last_to: int, prev_to: int) -> float:
-        seen.append(set(search.known))
+        seen.append((set(search.known), [(f, t) for _, f, t in search.threats()]))
         return score
 
     search.leaf = leaf  # type: ignore[method-assign]
     search.play(Move.parse("A3-A2"), 0, -math.inf, math.inf, 0.0, -1)  # the Commander takes the Runner
-    assert seen == [{parse_square("A2")}]
+    a1, a2 = parse_square("A1"), parse_square("A2")
+    assert seen == [({a2}, [(a2, a1)])]  # known, and its attack on our Flag counts
     assert search.known == set()  # taken back with the move
-    assert search.threats() == []

@@ -369,7 +369,8 @@ class Model:
         # come for it: with every enemy piece far off, a search three plies deep kept hard's last Miner within
         # two steps of the square beside its Flag (a step there "could still be taken" at the third ply), and it
         # never left to take a Flag it knew for certain (barrage, three quiet-move draws in 100 against random).
-        # The fewest moves an enemy piece that may move needs to take our Flag (99: none can, or no Flag).
+        # The fewest steps an enemy piece that may move needs to take our Flag, each counted as if it could take
+        # our Bombs on the way (most are unseen); 99: none can, or we have no Flag.
         self.flag_distance = 99
         if flags:
             self.flag_distance = min((defuser.get(s, 99) for s in view.squares(1 - me)

@@ -24,8 +24,8 @@ class Level:
     # pocket), where a ply more costs little (deeper only with at most 30 legal moves); None: ``depth``
     small_army_depth: int | None = None
     small_army_noise: float | None = None  # ``noise`` in such a rule set; None: ``noise``
-    # plies searched instead in such a rule set while an enemy piece that may move could take our Flag within
-    # ALARM_MOVES of its moves (a defuser through a Bomb included); None: no change
+    # plies searched at least in such a rule set while an enemy piece that may move is within ALARM_MOVES steps
+    # of taking our Flag (each counted as if it could take our Bombs on the way); None: no change
     alarm_depth: int | None = None
     hunt: bool = False  # draw a piece that safely beats a known enemy piece raiding our half towards it (Model.HUNT)
     # in a full army (not barrage or pocket) the best this many moves are searched again one ply deeper, in the

@@ -352,7 +352,7 @@ def _check_view(view: object) -> None:
 # a third ply grows with them (barrage, 6 games on the loaded machine: at most 2.4 s a move with 30 or fewer,
 # up to 6 s with more; at 20 hard beat medium only 12-0-8 in 20 games, at 30 15-0-5).
 _DEEPEN_MOVES = 30
-ALARM_MOVES = 2  # an enemy piece this many moves from taking our Flag raises the alarm (Level.alarm_depth)
+ALARM_MOVES = 2  # an enemy piece this many steps from taking our Flag raises the alarm (Level.alarm_depth)
 _RACE_WORLDS = 4  # worlds a battle's share of a race to our Flag is averaged over at the root
 
 _PACE = 200  # quiet moves after which the computer presses for a battle in a rule set without a draw limit
