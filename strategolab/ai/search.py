@@ -178,22 +178,17 @@ class Search:
             known.discard(f)
             known.discard(t)
         w.push(move)
-        revealed = False
         if (from_known or to_known or attack) and (c := board[t]) and c & OWNER != self.m.me << 5 \
-                and self.m.mobile[c & KIND] and t not in known:
+                and self.m.mobile[c & KIND]:
             known.add(t)  # the known enemy piece survived the move, or an enemy piece a battle showed
-            revealed = not (from_known or to_known)
         end = self.ended() if attack else None
         v = self.search(depth, alpha, beta, score, t, last_to) if end is None else end
         w.pop()
-        if revealed:
-            known.discard(t)
-        if from_known or to_known:
-            known.discard(t)
-            if from_known:
-                known.add(f)
-            if to_known:
-                known.add(t)
+        known.discard(t)  # whatever stood on t after the move; t was known before only if to_known
+        if from_known:
+            known.add(f)
+        if to_known:
+            known.add(t)
         self.untrack(undo)
         return v
 
