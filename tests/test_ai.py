@@ -514,6 +514,23 @@ def test_hard_looks_a_ply_deeper_at_its_best_moves(seed: int) -> None:
     assert "the best 4 were searched again 3 plies deep in 8 of the guesses" in str(hard.last_reasoning)
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("unseen", ["A6:b2'", "J7:b4'"])
+def test_an_attack_on_a_hidden_piece_at_the_last_ply_does_not_hide_a_threat(unseen: str, seed: int) -> None:
+    """The Spy chased towards the dead end again, now with an unseen enemy piece beside one of Red's pieces
+    (the Miner on A5, the Marshal on J6).  Our attack on an unseen piece as the last move searched is scored by
+    its expectation, without playing it; it used to end the line there, so at the third ply the attack
+    dodged the General's capture of the Spy on E1 and the dead end scored as the open squares (hard went
+    there on two of these seeds; a Major fled into a corner next to the 2012 champion's known Marshal so).
+    Now the enemy's reply after that attack counts as at a leaf."""
+    state = make(f"{SPY_CHASED} {unseen}", turn=RED)
+    corner, out = Move.parse("E2-E1"), (Move.parse("E2-E3"), Move.parse("E2-F2"))
+    hard = ComputerPlayer("hard", seed=seed)
+    assert hard.choose_move(state.view(RED)) in out, str(hard.last_reasoning)
+    seen = {c.move: c.search for c in hard.last_reasoning.candidates}
+    assert seen[corner] < min(seen[m] for m in out) - 60, str(hard.last_reasoning)
+
+
 class _Clock:
     """A stand-in for the player's clock: its time moves only when a test moves it."""
 

@@ -245,12 +245,17 @@ class Search:
         unknown = self.unknown
         scored = []
         quiet_best = None
+        pending = None
         best = -_INF if maximize else _INF
         for mv in moves:
             f, t = mv
             if maximize and depth == 1 and t in unknown:
-                # Our attack on a piece we have not seen, as the last move searched: its expectation.
-                v = score + self.expect(f, t, unknown)
+                # Our attack on a piece we have not seen, as the last move searched: its expectation, then
+                # the enemy's reply as at a leaf (its known pieces' captures of our other pieces, our Flag in
+                # its reach).  Without that reply an attack anywhere dodged every threat the line had made.
+                if pending is None:
+                    pending = self.threats()
+                v = self.after_attack(score + self.expect(f, t, unknown), f, pending)
                 if v > best:
                     best = v
                 continue
@@ -378,6 +383,13 @@ class Search:
             # We can save one piece that a known enemy piece attacks, not two: the second is likely lost.
             value += m.THREAT * threats[1][0]
         return value
+
+    def after_attack(self, score: float, f: Square, threats: list[tuple[float, Square, Square]]) -> float:
+        """With the enemy to move after our attack from ``f`` on a piece we have not seen (scored ``score`` by
+        its expectation, not played): its best capture of our pieces its known pieces attack (not the
+        attacker, which has left ``f``), and our Flag in its reach, as :meth:`leaf` counts them."""
+        options = [(s, n) for _, s, n in threats if n != f]
+        return self.exposed(self.best_capture(score, options, False), score)
 
     def can_step(self, player: int) -> bool:
         """Has ``player`` a piece that may step to a neighbouring square (empty, or an enemy's) that no
