@@ -521,7 +521,7 @@ def test_an_attack_on_a_hidden_piece_at_the_last_ply_does_not_hide_a_threat(unse
     (the Miner on A5, the Marshal on J6).  Our attack on an unseen piece as the last move searched is scored by
     its expectation, without playing it; it used to end the line there, so at the third ply the attack
     dodged the General's capture of the Spy on E1 and the dead end scored as the open squares (hard went
-    there on two of these seeds; a Major fled into a corner next to the 2012 champion's known Marshal so).
+    there in three of these eight cases; a Major fled into a corner next to the 2012 champion's known Marshal so).
     Now the enemy's reply after that attack counts as at a leaf."""
     state = make(f"{SPY_CHASED} {unseen}", turn=RED)
     corner, out = Move.parse("E2-E1"), (Move.parse("E2-E3"), Move.parse("E2-F2"))
