@@ -28,6 +28,8 @@ class Level:
     # of taking our Flag (each counted as if it could take our Bombs on the way); None: no change
     alarm_depth: int | None = None
     hunt: bool = False  # draw a piece that safely beats a known enemy piece raiding our half towards it (Model.HUNT)
+    # in a full army the Spy is drawn only to a Marshal near it, not across the open board (Model.FRAGILE_DECAY)
+    lurk: bool = False
     # in a full army (not barrage or pocket) the best this many moves are searched again one ply deeper, in the
     # first ``verify_worlds`` worlds, and chosen among by that: the third ply sees our answer to the enemy's
     # reply; 0: not at all
@@ -53,8 +55,8 @@ LEVELS: dict[str, Level] = {
     "medium": Level("medium", worlds=4, depth=2, priors=True, soft_evidence=False, opponent_model=True,
                     guard=80.0, noise=1.0, small_army_depth=1, small_army_noise=2.0, alarm_depth=2),
     # The same search in four times as many worlds (three plies in a small army, else a second look at its
-    # best four moves three plies deep), behavioural evidence, the hunt, and almost no noise.
+    # best four moves three plies deep), behavioural evidence, the hunt, a Spy that lurks, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
-                  guard=80.0, noise=0.5, small_army_depth=3, hunt=True, verify=4, verify_worlds=8,
+                  guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
                   race_root=True),
 }
