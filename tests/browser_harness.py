@@ -305,3 +305,9 @@ def open_and_run(pg: Page, lab: Lab, notebook: str) -> None:
 def cell_count(pg: Page) -> int:
     """How many cells the open notebook has."""
     return pg.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").count()
+
+
+def square_of(pg: Page, selector: str) -> str:
+    """The name of the first square matching ``selector`` (``"C4"``)."""
+    classes = pg.locator(selector).first.get_attribute("class") or ""
+    return next(c for c in classes.split() if c.startswith("sl-square-")).removeprefix("sl-square-")

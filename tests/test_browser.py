@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import browser_harness as harness
 import pytest
-from browser_harness import Lab, kept_on_failure, open_and_run, serving
+from browser_harness import Lab, kept_on_failure, open_and_run, serving, square_of
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -125,12 +125,6 @@ def test_keys_inside_the_play_widget_never_reach_the_notebook(page: Page, lab: L
         for key in ("d", "d", "b", "a"):
             page.keyboard.press(key)
         assert notebook_cells(page) == before
-
-
-def square_of(pg: Page, selector: str) -> str:
-    """The name of the first square matching ``selector`` (``"C4"``)."""
-    classes = pg.locator(selector).first.get_attribute("class") or ""
-    return next(c for c in classes.split() if c.startswith("sl-square-")).removeprefix("sl-square-")
 
 
 def walk_cursor(pg: Page, to: str) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import browser_harness as harness
 import pytest
-from browser_harness import Voila, kept_on_failure, new_page, serving
+from browser_harness import Voila, kept_on_failure, new_page, serving, square_of
 
 from strategolab.controllers import OVER, PlayController
 from strategolab.widgets import VISITORS
@@ -53,9 +53,15 @@ def test_the_app_deploys_plays_and_saves_the_visitors_own_file(browser: Browser,
         assert path.startswith(f"{VISITORS}/match-") and path.endswith(".sgn")
         pg.click(".sl-play .sl-begin")
         for n in range(3):
-            pg.locator(".sl-play .sl-square.sl-movable").first.click()
-            pg.locator(".sl-play .sl-square.sl-target").first.click()
-            pg.wait_for_function(f"() => document.querySelectorAll('.sl-play .sl-log .sl-log-red').length > {n}")
+            # Click squares read by name, once the computer has answered: a square that was movable while
+            # the computer thought may be taken or blocked by its reply, and that click would select nothing.
+            piece = square_of(pg, ".sl-play .sl-square.sl-movable")
+            pg.click(f".sl-play .sl-square-{piece}")
+            pg.wait_for_selector(f".sl-play .sl-square-{piece}.sl-selected")
+            pg.click(f".sl-play .sl-square-{square_of(pg, '.sl-play .sl-square.sl-target')}")
+            pg.wait_for_function(
+                f"""() => document.querySelectorAll('.sl-play .sl-log .sl-log-red').length > {n}
+                    && /your move|game over/i.test(document.querySelector('.sl-play .sl-status').innerText)""")
             if "game over" in pg.inner_text(".sl-play .sl-status").lower():
                 break
         pg.click(".sl-play .sl-save")
