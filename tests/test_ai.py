@@ -22,7 +22,7 @@ from strategolab.ai import (
     their_belief_table,
 )
 from strategolab.ai import beliefs as beliefs_module
-from strategolab.ai.beliefs import _open_side
+from strategolab.ai.beliefs import APPROACH_LOSE, APPROACH_TIE, _likelihood, _open_side
 from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
@@ -204,6 +204,20 @@ def test_behaviour_is_softer_evidence() -> None:
     events = read_history(view).events
     assert [e for e, _ in events[brave]] == ["walk", "approach"]  # E7-E6 could have run on to E5
     assert [e for e, _ in events[shy]] == ["flee"]
+
+
+def test_a_piece_that_steps_up_to_a_known_piece_seldom_loses_to_it() -> None:
+    """Stepping next to our known General: a type that would win keeps its weight, one that would tie
+    ``APPROACH_TIE``, one that would lose ``APPROACH_LOSE`` (real players' steps, counted in Gravon games: 0.67
+    and 0.14 on average); a Bomb cannot step at all, so it counts as a loss here and moving rules it out."""
+    kinds = {k.name: k for k in get_ruleset("classic").piece_types}
+    general = kinds["General"]
+    seen = [("approach", general)]
+    assert _likelihood(kinds["Marshal"], seen) == 1.0
+    assert _likelihood(kinds["General"], seen) == APPROACH_TIE == 0.65
+    assert _likelihood(kinds["Colonel"], seen) == _likelihood(kinds["Spy"], seen) == APPROACH_LOSE == 0.15
+    # Each step counts again, up to three of a sort.
+    assert _likelihood(kinds["Colonel"], seen * 5) == pytest.approx(APPROACH_LOSE ** 3)
 
 
 def test_a_piece_that_steps_where_it_could_run_is_less_likely_a_scout() -> None:

@@ -239,6 +239,21 @@ def _open_side(view: View, side: int, s: Square) -> bool:
     return False
 
 
+# How much weight a type keeps when its piece steps next to our known piece and would tie, or lose, that battle
+# (a type that wins keeps 1).  Counted in 1,500 classic Gravon games (22,546 such steps by hidden pieces), per
+# type of the piece stepped to, against a type drawn from the stepper's side's hidden movable pieces: a tie is
+# 0.67 and a loss 0.14 times as likely as a win on average (a loss 0.08 next to a General, 0.12 to a Colonel,
+# 0.35 to a Scout): players seldom step next to a known piece that beats theirs.
+APPROACH_TIE = 0.65
+APPROACH_LOSE = 0.15
+# When our known piece steps next to a hidden one, which then runs or stays (though it could step away): in the
+# same games (23,768 such answers) a type our piece beats ran 1.26 times as often as it stayed and any other
+# 0.96 times, so running is weak evidence, and staying as weak the other way: a type safe from our piece keeps
+# this weight when its piece runs, and a type it beats when its piece stays.
+FLEE_SAFE = 0.75
+STAY_BEATEN = 0.75
+
+
 def _likelihood(kind: PieceType, events: list[tuple[str, PieceType]]) -> float:
     """How well a piece type explains the behaviour seen (relative; at most three events of each sort)."""
     out = 1.0
@@ -249,13 +264,14 @@ def _likelihood(kind: PieceType, events: list[tuple[str, PieceType]]) -> float:
             continue
         if what == "approach":  # it stepped next to our known piece: it expects to win (or bluffs)
             r = resolve_battle(kind, ours) if kind.movable else BattleResult.DEFENDER_WINS
-            out *= 1.0 if r == BattleResult.ATTACKER_WINS else 0.6 if r == BattleResult.BOTH_DIE else 0.35
+            out *= 1.0 if r == BattleResult.ATTACKER_WINS else APPROACH_TIE if r == BattleResult.BOTH_DIE \
+                else APPROACH_LOSE
         elif what == "flee":  # it ran from our known piece: our piece would have won
-            out *= 1.0 if resolve_battle(ours, kind) == BattleResult.ATTACKER_WINS else 0.4
+            out *= 1.0 if resolve_battle(ours, kind) == BattleResult.ATTACKER_WINS else FLEE_SAFE
         elif what == "walk":  # it stepped where it could have run on
             out *= 0.7 if kind.mobility == RUN else 1.0
         elif what == "stay":  # it could have run but did not: it is safe from our piece (or bluffs)
-            out *= 1.0 if resolve_battle(ours, kind) != BattleResult.ATTACKER_WINS else 0.6
+            out *= 1.0 if resolve_battle(ours, kind) != BattleResult.ATTACKER_WINS else STAY_BEATEN
     return out
 
 
