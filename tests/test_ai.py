@@ -4,8 +4,10 @@ plays every rule set to the end with legal moves only, reproducibly; and its set
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import math
 import random
+from pathlib import Path
 
 import pytest
 from conftest import ALL_RULESETS, RULESET_IDS, make, permute_hidden, pick_move, play, random_game
@@ -27,7 +29,7 @@ from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
 from strategolab.players import RandomPlayer, play_game, selfplay
-from strategolab.rules import UCC
+from strategolab.rules import UCC, BattleResult
 from strategolab.setup_library import (
     choose_setup,
     describe,
@@ -39,6 +41,7 @@ from strategolab.setup_library import (
 from strategolab.views import View
 
 LEVEL_NAMES = tuple(LEVELS)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def sq(name: str) -> int:
@@ -1180,3 +1183,20 @@ def test_a_battle_in_the_search_shows_the_enemy_piece_that_survives_it() -> None
     a1, a2 = parse_square("A1"), parse_square("A2")
     assert seen == [({a2}, [(a2, a1)])]  # known, and its attack on our Flag counts
     assert search.known == set()  # taken back with the move
+
+
+def test_the_behaviour_benchmark_counts_steps_up_and_runs() -> None:
+    """``benchmarks/behaviour.py``, whose figures set the soft evidence's weights, counts what it says: Red's
+    known General steps next to a hidden Lieutenant, which runs (a type the General beats); then it steps up to
+    the General, which it would lose to, where any of Blue's hidden movable pieces would have lost too."""
+    spec = importlib.util.spec_from_file_location("behaviour", ROOT / "benchmarks" / "behaviour.py")
+    assert spec is not None and spec.loader is not None
+    behaviour = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(behaviour)
+    state = make("A1:rF E4:r9'! J1:r4 A10:bF E6:b5 J10:b4", turn=RED)
+    tally = behaviour.Tally()
+    tally.game(state, tuple((sq(a), sq(b)) for a, b in (("E4", "E5"), ("E6", "F6"), ("J1", "J2"), ("F6", "F5"))))
+    assert dict(tally.answer) == {("run", True): 1}
+    seen, expected = tally.approach["General"]
+    assert dict(seen) == {BattleResult.DEFENDER_WINS: 1}
+    assert dict(expected) == {BattleResult.DEFENDER_WINS: pytest.approx(1.0)}
