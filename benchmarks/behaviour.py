@@ -29,7 +29,7 @@ from strategolab.board import STRIDE
 from strategolab.errors import StrategolabError
 from strategolab.gravon import read_gravon
 from strategolab.rules import BattleResult, PieceType, resolve_battle
-from strategolab.state import State
+from strategolab.state import Piece, State
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTCOMES = (BattleResult.ATTACKER_WINS, BattleResult.BOTH_DIE, BattleResult.DEFENDER_WINS)
@@ -56,42 +56,43 @@ class Tally:
 
     def game(self, state: State, moves: tuple[tuple[int, int], ...]) -> None:
         nb = state.geometry.neighbours
-        pending: tuple[int, object, list[tuple[int, object]]] | None = None  # (known piece's square, it, threatened)
+        pending: tuple[int, Piece, list[tuple[int, Piece]]] | None = None  # (known piece's square, it, hidden ones)
         for f, t in moves:
             p = state.piece_at(f)
             if p is None:
                 return
             q = state.piece_at(t)
-            if pending is not None and p.owner != pending[1].owner:  # type: ignore[attr-defined]
+            if pending is not None and p.owner != pending[1].owner:
                 self.answered(state, pending, f, t, q is None)
             pending = None
-            if q is None and abs(t - f) in (1, STRIDE):
-                if not state.is_revealed(f):
-                    self.stepped(state, p, f, t)
-                elif p.type.movable:
-                    near = [(n, o) for n in nb[t] if n != f and (o := state.piece_at(n)) is not None
-                            and o.owner != p.owner and o.type.movable and not state.is_revealed(n)]
-                    if near:
-                        pending = (t, p, near)
+            if q is None and abs(t - f) in (1, STRIDE) and not state.is_revealed(f):
+                self.stepped(state, p, f, t)
             state.push((f, t))
+            # A known piece's quiet move (a Scout's run shows it): as the beliefs read it (read_history).
+            if q is None and p.type.movable and state.is_revealed(t):
+                near = [(n, o) for n in nb[t] if n != f and (o := state.piece_at(n)) is not None
+                        and o.owner != p.owner and o.type.movable and not state.is_revealed(n)]
+                if near:
+                    pending = (t, p, near)
 
-    def stepped(self, state: State, piece: object, f: int, t: int) -> None:
+    def stepped(self, state: State, piece: Piece, f: int, t: int) -> None:
         """A hidden piece steps from ``f`` to ``t``: next to a known enemy piece it was not next to?"""
         nb = state.geometry.neighbours
         for n in nb[t]:
             known = state.piece_at(n)
             if n == f or n in nb[f] or known is None or known.owner == piece.owner or not state.is_revealed(n) \
-                    or not known.type.movable:  # type: ignore[attr-defined]
+                    or not known.type.movable:
                 continue
             seen, expected = self.approach[known.type.name]
-            seen[resolve_battle(piece.type, known.type)] += 1  # type: ignore[attr-defined]
-            pool = hidden_movers(state, piece.owner)  # type: ignore[attr-defined]
+            seen[resolve_battle(piece.type, known.type)] += 1
+            pool = hidden_movers(state, piece.owner)
             total = sum(pool.values())
             for kind, count in pool.items():
                 expected[resolve_battle(kind, known.type)] += count / total
             return  # one known piece per step
 
-    def answered(self, state: State, pending: tuple, f: int, t: int, quiet: bool) -> None:
+    def answered(self, state: State, pending: tuple[int, Piece, list[tuple[int, Piece]]], f: int, t: int,
+                 quiet: bool) -> None:
         """The side of the hidden pieces next to our known one moves: each ran, or stayed though it could step."""
         at, known, near = pending
         nb = state.geometry.neighbours

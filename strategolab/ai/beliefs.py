@@ -240,16 +240,17 @@ def _open_side(view: View, side: int, s: Square) -> bool:
 
 
 # How much weight a type keeps when its piece steps next to our known piece and would tie, or lose, that battle
-# (a type that wins keeps 1).  Counted in 1,500 classic Gravon games (22,546 such steps by hidden pieces), per
-# type of the piece stepped to, against a type drawn from the stepper's side's hidden movable pieces: a tie is
-# 0.67 and a loss 0.14 times as likely as a win on average (a loss 0.08 next to a General, 0.12 to a Colonel,
-# 0.35 to a Scout): players seldom step next to a known piece that beats theirs.
+# (a type that wins keeps 1).  Counted in 1,500 classic Gravon games (22,374 such steps by hidden pieces;
+# ``benchmarks/behaviour.py``), per type of the piece stepped to, against a type drawn from the stepper's side's
+# hidden movable pieces: a tie is 0.67 and a loss 0.14 times as likely as a win on average (a loss 0.08 next to
+# a General, 0.12 to a Colonel, 0.35 to a Scout): players seldom step next to a known piece that beats theirs.
 APPROACH_TIE = 0.65
 APPROACH_LOSE = 0.15
-# When our known piece steps next to a hidden one, which then runs or stays (though it could step away): in the
-# same games (23,768 such answers) a type our piece beats ran 1.26 times as often as it stayed and any other
-# 0.96 times, so running is weak evidence, and staying as weak the other way: a type safe from our piece keeps
-# this weight when its piece runs, and a type it beats when its piece stays.
+# When our known piece moves next to a hidden one, which then runs or stays (though it could step away): in the
+# same games (13,122 runs, 11,008 stays) a type our piece beats ran 1.26 times per stay and any other 0.86 times
+# (0.68 of it; 0.78 when only single steps of the known piece count), so running is weak evidence, and staying as
+# weak the other way: a type safe from our piece keeps this weight when its piece runs, and a type it beats when
+# its piece stays.
 FLEE_SAFE = 0.75
 STAY_BEATEN = 0.75
 
