@@ -21,7 +21,10 @@ appended to ``FILE.sgn.partial`` as it finishes, so a run stopped early keeps wh
 lines give the W-D-L so far.  ``--first-game K`` skips the first K games of each pairing and plays rounds
 K + 1 to K + GAMES, with the seeds and colours they have in a whole run, so a pairing too long for one sitting
 (hunter's games take minutes) can be played in parts whose W-D-L tables add up to the whole run's (each part's
-checks and move-time percentiles cover that part only).
+checks and move-time percentiles cover that part only).  ``--tally FILE.sgn [FILE.sgn ...]`` plays nothing: it
+reads the records such runs kept (``.sgn.partial`` files too) and prints the tables and checks for all their
+games together, with the rounds each pairing holds; a round found twice (in two parts, or played by two versions
+of the code) is an error naming both places.  Records keep no move times, so a tally has none.
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
@@ -35,6 +38,7 @@ import argparse
 import contextlib
 import multiprocessing
 import os
+import re
 import shlex
 import shutil
 import statistics
@@ -43,11 +47,13 @@ import time
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from strategolab import ai
 from strategolab.engines import UccEngine
+from strategolab.errors import StrategolabError
 from strategolab.files import atomic_output
-from strategolab.notation import write_game
+from strategolab.notation import read_games, write_game
 from strategolab.players import Player, game_seed, make_player, play_match
 from strategolab.rules import BLUE, RED
 
@@ -159,6 +165,69 @@ def bot_checks(results: list[Result], summary: dict[tuple[str, str], tuple[int, 
     return checks
 
 
+EVENT = re.compile(r"tournament (?P<a>\S+) v (?P<b>\S+), seed (?P<seed>-?\d+)")
+
+
+def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, list[int]]:
+    """The results of the games in records this benchmark kept (``--records``), for ``--tally``: the results,
+    the pairings in the order first met, the rule set and the seeds.  Raises ``SystemExit`` naming the file
+    and game for a record the benchmark did not write, a game whose colours do not fit its round, a round of a
+    pairing found twice, or pairings played under different rule sets."""
+    results: list[Result] = []
+    pairs: list[tuple[str, str]] = []
+    seeds: list[int] = []
+    rulesets: set[str] = set()
+    where: dict[tuple[tuple[str, str], int, int], str] = {}
+    for path in paths:
+        try:
+            games = list(read_games(Path(path)))
+        except (OSError, StrategolabError) as exc:
+            raise SystemExit(f"--tally: {path}: {exc}") from None
+        for number, game in enumerate(games, 1):
+            place = f"{path}, game {number}"
+            h = game.headers
+            m = EVENT.fullmatch(h.get("Event", ""))
+            if m is None or not h.get("Round", "").isdigit() or int(h["Round"]) < 1:
+                raise SystemExit(f"--tally: {place}: not a game of this benchmark (Event {h.get('Event')!r}, "
+                                 f"Round {h.get('Round')!r})")
+            pair, seed, index = (m["a"], m["b"]), int(m["seed"]), int(h["Round"]) - 1
+            a_side = RED if index % 2 == 0 else BLUE
+            if (h.get("Red"), h.get("Blue")) != ((pair[0], pair[1]) if a_side == RED else (pair[1], pair[0])):
+                raise SystemExit(f"--tally: {place}: round {index + 1} of {pair[0]} v {pair[1]} has {pair[0]} as "
+                                 f"{'Red' if a_side == RED else 'Blue'}, but Red is {h.get('Red')!r} and Blue "
+                                 f"{h.get('Blue')!r}")
+            key = (pair, seed, index)
+            if key in where:
+                raise SystemExit(f"--tally: round {index + 1} of {pair[0]} v {pair[1]}, seed {seed}, is both in "
+                                 f"{where[key]} and in {place}")
+            where[key] = place
+            rulesets.add(game.ruleset.name)
+            winner = {"1-0": RED, "0-1": BLUE}.get(h.get("Result", "*"))
+            score = "draw" if winner is None else "win" if winner == a_side else "loss"
+            termination = h.get("Termination") or "move limit"
+            results.append(Result(pair, index, a_side, score, termination, len(game.mainline_moves())))
+            if pair not in pairs:
+                pairs.append(pair)
+            if seed not in seeds:
+                seeds.append(seed)
+    if not results:
+        raise SystemExit("--tally: no games in " + ", ".join(paths))
+    if len(rulesets) > 1:
+        raise SystemExit(f"--tally: the games were played under different rule sets: {', '.join(sorted(rulesets))}")
+    return results, pairs, rulesets.pop(), seeds
+
+
+def spans(indices: list[int]) -> str:
+    """Round numbers (0-based ``indices``) as runs: ``1-73, 78-91``."""
+    out: list[list[int]] = []
+    for i in sorted(set(indices)):
+        if out and out[-1][1] == i:
+            out[-1][1] = i + 1
+        else:
+            out.append([i + 1, i + 1])
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in out)
+
+
 def present_bots(specs: list[str]) -> dict[str, str]:
     """``NAME=COMMAND`` arguments as a mapping, leaving out (with a note) bots whose program is absent."""
     bots: dict[str, str] = {}
@@ -202,9 +271,21 @@ def main() -> None:
     parser.add_argument("--records", metavar="FILE.sgn", default=None,
                         help="write every game (pairing by pairing, in order) to this file in the kit's notation, "
                              "to replay and study them")
+    parser.add_argument("--tally", nargs="+", metavar="FILE.sgn", default=None,
+                        help="play nothing: print the tables and checks for the games in these records (kept by "
+                             "--records, .partial files too), e.g. the parts of a pairing played in several runs")
     args = parser.parse_args()
     if args.first_game < 0:
         parser.error(f"--first-game must be 0 or more, not {args.first_game}")
+    if args.tally:
+        results, pairs, ruleset, seeds = tally(args.tally)
+        rounds = "; ".join(f"{a} v {b} rounds {spans([r.index for r in results if r.pairing == (a, b)])}"
+                           for a, b in pairs)
+        title = (f"Tally of {len(results)} games in {len(args.tally)} record file(s): {ruleset}, seed "
+                 f"{', '.join(map(str, seeds))}; {rounds}")
+        report(results, pairs, title, [name for pair in pairs for name in pair if name not in LEVELS
+                                       and name != "random"])
+        return
 
     bots = present_bots(args.bot)
     if args.bot and not bots:
@@ -248,16 +329,16 @@ def main() -> None:
             f.write("\n".join(texts))
         os.remove(partial)
         print(f"{len(texts)} games written to {args.records}", file=sys.stderr)
-    report(results, pairs, ruleset, args, wall, bots)
-
-
-def report(results: list[Result], pairs: list[tuple[str, str]], ruleset: str, args: argparse.Namespace,
-           wall: float, bots: dict[str, str]) -> None:
-    """Print the tables: W-D-L per pairing and colour, endings, move times; then the checks."""
     span = f" (rounds {args.first_game + 1} to {args.first_game + args.games})" if args.first_game else ""
-    print(f"Tournament: {ruleset}, {args.games} games per pairing{span}, colours alternating, seed {args.seed}, "
-          f"{args.processes} processes, {wall:.0f} s wall clock"
-          + (f"; kit levels remember setups in {args.memory}" if args.memory else ""))
+    report(results, pairs, f"Tournament: {ruleset}, {args.games} games per pairing{span}, colours alternating, seed "
+                           f"{args.seed}, {args.processes} processes, {wall:.0f} s wall clock"
+                           + (f"; kit levels remember setups in {args.memory}" if args.memory else ""), list(bots))
+
+
+def report(results: list[Result], pairs: list[tuple[str, str]], title: str, bots: list[str]) -> None:
+    """Print ``title``, then the tables: W-D-L per pairing and colour, endings, move times; then the checks
+    (issue 13's if ``bots`` played, else the ladder's)."""
+    print(title)
     print(f"{'pairing':<24} {'W-D-L':>11} {'as Red':>10} {'as Blue':>10} {'decided win%':>13} {'avg plies':>10}"
           f"  endings")
     summary: dict[tuple[str, str], tuple[int, int, int]] = {}
@@ -280,11 +361,14 @@ def report(results: list[Result], pairs: list[tuple[str, str]], ruleset: str, ar
         for r in sorted(forfeits, key=lambda r: (r.pairing, r.index))[:20]:
             print(f"  {r.pairing[0]} v {r.pairing[1]} game {r.index}: {r.reason}")
     print()
-    print(f"{'player':<16} {'moves':>8} {'median s':>9} {'p95 s':>8} {'max s':>8}")
     times: dict[str, list[float]] = defaultdict(list)
     for r in results:
         for who, ts in r.times.items():
             times[who].extend(ts)
+    if not times:
+        print("move times: not in the records")
+    else:
+        print(f"{'player':<16} {'moves':>8} {'median s':>9} {'p95 s':>8} {'max s':>8}")
     for who in ("random", *LEVELS, *bots):
         ts = times.get(who)
         if ts:

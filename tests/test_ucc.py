@@ -658,18 +658,42 @@ def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_chec
 
 def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_runs_games(tmp_path: Path) -> None:
     # --first-game K plays games K.. of a pairing with the seeds and colours they have in a whole run, so a
-    # pairing too long for one sitting is played in parts that add up to it.
+    # pairing too long for one sitting is played in parts that add up to it; --tally adds up their records.
     script = Path(__file__).parent.parent / "benchmarks" / "tournament.py"
 
-    def games(*extra: str) -> list[str]:
-        out = tmp_path / f"games{len(extra)}.sgn"
-        run = subprocess.run([sys.executable, str(script), "--processes", "1", "--pairing", "easy:random",
-                              "--max-plies", "60", "--ruleset", "barrage", "--records", str(out), *extra],
-                             capture_output=True, text=True, timeout=300)
-        assert run.returncode == 0, run.stderr
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
+
+    def games(name: str, *extra: str) -> list[str]:
+        out = tmp_path / name
+        done = run("--processes", "1", "--pairing", "easy:random", "--max-plies", "60", "--ruleset", "barrage",
+                   "--records", str(out), *extra)
+        assert done.returncode == 0, done.stderr
         return [write_game(g) for g in read_games(out)]
 
-    whole = games("--games", "3")
-    part = games("--games", "2", "--first-game", "1")
+    whole = games("whole.sgn", "--games", "3")
+    part = games("last.sgn", "--games", "2", "--first-game", "1")
     assert part == whole[1:]
-    assert [g.headers["Round"] for g in read_games(tmp_path / "games4.sgn")] == ["2", "3"]
+    assert [g.headers["Round"] for g in read_games(tmp_path / "last.sgn")] == ["2", "3"]
+    assert games("first.sgn", "--games", "1") == whole[:1]
+
+    def table(*names: str) -> list[str]:
+        done = run("--tally", *(str(tmp_path / n) for n in names))
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    both, alone = table("last.sgn", "first.sgn"), table("whole.sgn")
+    assert both[0] == "Tally of 3 games in 2 record file(s): barrage, seed 2026; easy v random rounds 1-3"
+    assert both[1:] == alone[1:]
+    assert re.search(r"^easy v random +\d+-\d+-\d+ +\d+-\d+-\d+ +\d+-\d+-\d+ ", both[2]), both
+    assert "move times: not in the records" in both
+    assert table("last.sgn")[0].endswith("easy v random rounds 2-3")
+    # A round in two files is an error that names both; so is a file the benchmark did not write.
+    twice = run("--tally", str(tmp_path / "whole.sgn"), str(tmp_path / "last.sgn"))
+    assert twice.returncode != 0
+    assert f"round 2 of easy v random, seed 2026, is both in {tmp_path / 'whole.sgn'}, game 2 and in " \
+           f"{tmp_path / 'last.sgn'}, game 1" in twice.stderr
+    other = tmp_path / "other.sgn"
+    other.write_text(whole[0].replace("tournament easy v random", "a friendly"), encoding="utf-8")
+    foreign = run("--tally", str(other))
+    assert foreign.returncode != 0 and f"{other}, game 1: not a game of this benchmark" in foreign.stderr
