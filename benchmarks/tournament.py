@@ -24,7 +24,9 @@ K + 1 to K + GAMES, with the seeds and colours they have in a whole run, so a pa
 checks and move-time percentiles cover that part only).  ``--tally FILE.sgn [FILE.sgn ...]`` plays nothing: it
 reads the records such runs kept (``.sgn.partial`` files too) and prints the tables and checks for all their
 games together, with the rounds each pairing holds; a round found twice (in two parts, or played by two versions
-of the code) is an error naming both places.  Records keep no move times, so a tally has none.
+of the code) is an error naming both places.  Records keep no move times, so a tally has none; but the whole
+run's median and 95th percentile move time are at most the largest of its parts' (at most half, or 5 %, of
+each part's moves are slower than that part's figure).
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
