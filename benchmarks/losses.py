@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from strategolab import read_games
+from strategolab.ai import LEVELS
 from strategolab.board import square_row
 from strategolab.records import Game
 from strategolab.rules import BattleResult
@@ -200,13 +201,15 @@ def read(paths: Iterable[Path]) -> list[Game]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("records", nargs="+", type=Path, help="records written by tournament.py --records")
-    parser.add_argument("--player", default=None, help="whose games to read (default: who played most)")
+    parser.add_argument("--player", default=None, help="whose games to read (default: the kit level that played most)")
     args = parser.parse_args(argv)
     games = read(args.records)
     names = Counter(n for g in games for n in (g.headers.get("Red"), g.headers.get("Blue")) if n)
     if not names:
         raise SystemExit("no game names its players (Red/Blue headers): nothing to read")
-    player = args.player or names.most_common(1)[0][0]
+    # The kit level that played most games (its opponents, bots, play as many when all games are one pairing).
+    levels = Counter({n: k for n, k in names.items() if n in LEVELS}) or names
+    player = args.player or levels.most_common(1)[0][0]
     mine = [(g, s) for g in games if (s := side_of(g, player)) is not None]
     if not mine:
         raise SystemExit(f"{player!r} played none of these games; players: {', '.join(sorted(names))}")
