@@ -117,7 +117,7 @@ def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float,
     plies = len(result.state.move_stack) if result.state is not None else 0
     text = ""
     if keep:
-        game = result.record({"Event": f"tournament {a} v {b}, seed {seed}", "Round": str(index + 1),
+        game = result.record({"Event": event((a, b), seed), "Round": str(index + 1),
                               "Red": name[RED], "Blue": name[BLUE]})
         text = write_game(game) if game is not None else ""
     return Result((a, b), index, a_side, score, termination, plies, dict(times), time.perf_counter() - start,
@@ -167,7 +167,12 @@ def bot_checks(results: list[Result], summary: dict[tuple[str, str], tuple[int, 
     return checks
 
 
-EVENT = re.compile(r"tournament (?P<a>\S+) v (?P<b>\S+), seed (?P<seed>-?\d+)")
+def event(pair: tuple[str, str], seed: int) -> str:
+    """The Event header of a game of ``pair`` in a run with ``seed``, which ``--tally`` reads back (:data:`EVENT`)."""
+    return f"tournament {pair[0]} v {pair[1]}, seed {seed}"
+
+
+EVENT = re.compile(r"tournament (?P<a>\S+) v (?P<b>\S+), seed (?P<seed>-?\d+)")  # what event() writes
 
 
 def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, list[int]]:
@@ -204,7 +209,7 @@ def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, l
                                  f"{where[key]} and in {place}")
             where[key] = place
             rulesets.add(game.ruleset.name)
-            winner = {"1-0": RED, "0-1": BLUE}.get(h.get("Result", "*"))
+            winner = {"1-0": RED, "0-1": BLUE}.get(game.result)
             score = "draw" if winner is None else "win" if winner == a_side else "loss"
             termination = h.get("Termination") or "move limit"
             results.append(Result(pair, index, a_side, score, termination, len(game.mainline_moves())))
