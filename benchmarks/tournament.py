@@ -22,11 +22,11 @@ lines give the W-D-L so far.  ``--first-game K`` skips the first K games of each
 K + 1 to K + GAMES, with the seeds and colours they have in a whole run, so a pairing too long for one sitting
 (hunter's games take minutes) can be played in parts whose W-D-L tables add up to the whole run's (each part's
 checks and move-time percentiles cover that part only).  ``--tally FILE.sgn [FILE.sgn ...]`` plays nothing: it
-reads the records such runs kept (``.sgn.partial`` files too) and prints the tables and checks for all their
-games together, with the rounds each pairing holds; a round found twice (in two parts, or played by two versions
-of the code) is an error naming both places.  Records keep no move times, so a tally has none; but the whole
-run's median and 95th percentile move time are at most the largest of its parts' (at most half, or 5 %, of
-each part's moves are slower than that part's figure).
+reads the records such runs kept (``.sgn.partial`` and gzipped ``.sgn.gz`` files too) and prints the tables and
+checks for all their games together, with the rounds each pairing holds; a round found twice (in two parts, or
+played by two versions of the code) is an error naming both places.  Records keep no move times, so a tally
+has none; but the whole run's median and 95th percentile move time are at most the largest of its parts' (at
+most half, or 5 %, of each part's moves are slower than that part's figure).
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import multiprocessing
 import os
 import re
@@ -49,7 +50,6 @@ import time
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from strategolab import ai
 from strategolab.engines import UccEngine
@@ -176,19 +176,20 @@ EVENT = re.compile(r"tournament (?P<a>\S+) v (?P<b>\S+), seed (?P<seed>-?\d+)") 
 
 
 def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, list[int]]:
-    """The results of the games in records this benchmark kept (``--records``), for ``--tally``: the results,
-    the pairings in the order first met, the rule set and the seeds.  Raises ``SystemExit`` naming the file
-    and game for a record the benchmark did not write, a game whose colours do not fit its round, a round of a
-    pairing found twice, or pairings played under different rule sets."""
+    """The results of the games in records this benchmark kept (``--records``, plain or gzipped), for
+    ``--tally``: the results, the pairings in the order first met, the rule set and the seeds.  Raises
+    ``SystemExit`` naming the file and game for a record the benchmark did not write, a game whose colours do
+    not fit its round, a round of a pairing found twice, or pairings played under different rule sets."""
     results: list[Result] = []
     pairs: list[tuple[str, str]] = []
     seeds: list[int] = []
     rulesets: set[str] = set()
     where: dict[tuple[tuple[str, str], int, int], str] = {}
     for path in paths:
-        try:
-            games = list(read_games(Path(path)))
-        except (OSError, StrategolabError) as exc:
+        try:  # records kept for the team are gzipped (FILE.sgn.gz); read them as they are
+            with gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb") as file:
+                games = list(read_games(file, name=path))
+        except (OSError, EOFError, zlib.error, StrategolabError) as exc:
             raise SystemExit(f"--tally: {path}: {exc}") from None
         for number, game in enumerate(games, 1):
             place = f"{path}, game {number}"

@@ -5,6 +5,7 @@ process is left), and the proof that unseen identities never change what the ext
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import random
@@ -694,6 +695,12 @@ def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_ru
     assert re.search(r"^easy v random +\d+-\d+-\d+ +\d+-\d+-\d+ +\d+-\d+-\d+ ", both[2]), both
     assert "move times: not in the records" in both
     assert table("last.sgn")[0].endswith("easy v random rounds 2-3")
+    # Records kept for the team are gzipped; the tally reads them as they are, and a broken one is an error.
+    (tmp_path / "first.sgn.gz").write_bytes(gzip.compress((tmp_path / "first.sgn").read_bytes()))
+    assert table("last.sgn", "first.sgn.gz")[1:] == alone[1:]
+    (tmp_path / "cut.sgn.gz").write_bytes((tmp_path / "first.sgn.gz").read_bytes()[:-20])
+    cut = run("--tally", str(tmp_path / "cut.sgn.gz"))
+    assert cut.returncode != 0 and cut.stderr.startswith(f"--tally: {tmp_path / 'cut.sgn.gz'}: "), cut.stderr
     # A round in two files is an error that names both; so is a file the benchmark did not write.
     twice = run("--tally", str(tmp_path / "whole.sgn"), str(tmp_path / "last.sgn"))
     assert twice.returncode != 0
