@@ -23,7 +23,9 @@ changed for (the hunted Marshal, the race to the Flag); this one keeps that read
 from __future__ import annotations
 
 import argparse
+import gzip
 import statistics
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -32,6 +34,7 @@ from pathlib import Path
 from strategolab import read_games
 from strategolab.ai import LEVELS
 from strategolab.board import square_row
+from strategolab.errors import StrategolabError
 from strategolab.records import Game
 from strategolab.rules import BattleResult
 from strategolab.state import Battle, State
@@ -194,13 +197,21 @@ def print_report(games: list[GameReport], player: str) -> None:
 
 
 def read(paths: Iterable[Path]) -> list[Game]:
-    """Every game of every file, in order."""
-    return [g for path in paths for g in read_games(path)]
+    """Every game of every file (plain or gzipped, ``.sgn.gz``), in order; a bad file exits naming it."""
+    games: list[Game] = []
+    for path in paths:
+        try:
+            with gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb") as file:
+                games += read_games(file, name=str(path))
+        except (OSError, EOFError, zlib.error, StrategolabError) as exc:
+            raise SystemExit(f"{path}: {exc}") from None
+    return games
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("records", nargs="+", type=Path, help="records written by tournament.py --records")
+    parser.add_argument("records", nargs="+", type=Path,
+                        help="records written by tournament.py --records (plain or gzipped)")
     parser.add_argument("--player", default=None, help="whose games to read (default: the kit level that played most)")
     args = parser.parse_args(argv)
     games = read(args.records)

@@ -653,14 +653,20 @@ def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_chec
                      re.M), losses.stdout
     assert re.search(r"^its Spy lost in the enemy's half +\d+", losses.stdout, re.M), losses.stdout
     # The bot played as many games, and is Red in the first one here: the default is still the kit's level.
-    flipped = tmp_path / "flipped.sgn"
-    flipped.write_text("\n".join(write_game(g) for g in reversed(games)), encoding="utf-8")
+    # (Gzipped, as the records kept in benchmarks/results are.)
+    flipped = tmp_path / "flipped.sgn.gz"
+    flipped.write_bytes(gzip.compress("\n".join(write_game(g) for g in reversed(games)).encode()))
     again = subprocess.run([sys.executable, str(script.parent / "losses.py"), str(flipped)], capture_output=True,
                            text=True, timeout=120)
     assert again.returncode == 0 and again.stdout.startswith("hard: 2 games, "), again.stdout + again.stderr
     nobody = subprocess.run([sys.executable, str(script.parent / "losses.py"), str(out), "--player", "medium"],
                             capture_output=True, text=True, timeout=120)
     assert nobody.returncode != 0 and "'medium' played none of these games" in nobody.stderr
+    broken = tmp_path / "broken.sgn"
+    broken.write_text("these are not games\n", encoding="utf-8")
+    bad = subprocess.run([sys.executable, str(script.parent / "losses.py"), str(broken)], capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode != 0 and bad.stderr.startswith(f"{broken}: {broken}:1:1: "), bad.stderr
 
 
 def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_runs_games(tmp_path: Path) -> None:
