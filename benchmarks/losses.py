@@ -23,18 +23,16 @@ changed for (the hunted Marshal, the race to the Flag); this one keeps that read
 from __future__ import annotations
 
 import argparse
-import gzip
 import statistics
-import zlib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from strategolab import read_games
+from tournament import READ_ERRORS, read_records  # this folder's sibling script
+
 from strategolab.ai import LEVELS
 from strategolab.board import square_row
-from strategolab.errors import StrategolabError
 from strategolab.records import Game
 from strategolab.rules import BattleResult
 from strategolab.state import Battle, State
@@ -201,9 +199,8 @@ def read(paths: Iterable[Path]) -> list[Game]:
     games: list[Game] = []
     for path in paths:
         try:
-            with gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb") as file:
-                games += read_games(file, name=str(path))
-        except (OSError, EOFError, zlib.error, StrategolabError) as exc:
+            games += read_records(path)
+        except READ_ERRORS as exc:
             raise SystemExit(f"{path}: {exc}") from None
     return games
 

@@ -57,6 +57,7 @@ from strategolab.errors import StrategolabError
 from strategolab.files import atomic_output
 from strategolab.notation import read_games, write_game
 from strategolab.players import Player, game_seed, make_player, play_match
+from strategolab.records import Game
 from strategolab.rules import BLUE, RED
 
 LEVELS = tuple(ai.LEVELS)  # imported before the workers start, so every worker plays the same code
@@ -175,6 +176,16 @@ def event(pair: tuple[str, str], seed: int) -> str:
 EVENT = re.compile(r"tournament (?P<a>\S+) v (?P<b>\S+), seed (?P<seed>-?\d+)")  # what event() writes
 
 
+READ_ERRORS = (OSError, EOFError, zlib.error, StrategolabError)  # what a missing, broken or foreign file raises
+
+
+def read_records(path: str | os.PathLike[str]) -> list[Game]:
+    """Every game in a file ``--records`` kept, plain or gzipped (``.sgn.gz``, as ``benchmarks/results`` keeps
+    them), with ``path`` named in errors; raises one of :data:`READ_ERRORS`."""
+    with gzip.open(path, "rb") if os.fspath(path).endswith(".gz") else open(path, "rb") as file:
+        return list(read_games(file, name=os.fspath(path)))
+
+
 def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, list[int]]:
     """The results of the games in records this benchmark kept (``--records``, plain or gzipped), for
     ``--tally``: the results, the pairings in the order first met, the rule set and the seeds.  Raises
@@ -186,10 +197,9 @@ def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, l
     rulesets: set[str] = set()
     where: dict[tuple[tuple[str, str], int, int], str] = {}
     for path in paths:
-        try:  # records kept for the team are gzipped (FILE.sgn.gz); read them as they are
-            with gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb") as file:
-                games = list(read_games(file, name=path))
-        except (OSError, EOFError, zlib.error, StrategolabError) as exc:
+        try:
+            games = read_records(path)
+        except READ_ERRORS as exc:
             raise SystemExit(f"--tally: {path}: {exc}") from None
         for number, game in enumerate(games, 1):
             place = f"{path}, game {number}"
