@@ -7,6 +7,7 @@ import dataclasses
 import importlib.util
 import math
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -1185,7 +1186,7 @@ def test_a_battle_in_the_search_shows_the_enemy_piece_that_survives_it() -> None
     assert search.known == set()  # taken back with the move
 
 
-def test_the_behaviour_benchmark_counts_steps_up_and_runs() -> None:
+def test_the_behaviour_benchmark_counts_steps_up_and_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """``benchmarks/behaviour.py``, whose figures set the soft evidence's weights, counts what it says: Red's
     known General steps next to a hidden Lieutenant, which runs (a type the General beats); then it steps up to
     the General, which it would lose to, where any of Blue's hidden movable pieces would have lost too."""
@@ -1200,3 +1201,24 @@ def test_the_behaviour_benchmark_counts_steps_up_and_runs() -> None:
     seen, expected = tally.approach["General"]
     assert dict(seen) == {BattleResult.DEFENDER_WINS: 1}
     assert dict(expected) == {BattleResult.DEFENDER_WINS: pytest.approx(1.0)}
+    assert not tally.close  # F6-F5 ended beside the General: an approach, not a step closing in
+    # Watching Red's pieces only, Blue's run and step up count for nothing; watching Blue's, the same as all.
+    for only, counted in ((RED, False), (BLUE, True)):
+        watched = behaviour.Tally()
+        watched.game(make("A1:rF E4:r9'! J1:r4 A10:bF E6:b5 J10:b4", turn=RED),
+                     tuple((sq(a), sq(b)) for a, b in (("E4", "E5"), ("E6", "F6"), ("J1", "J2"), ("F6", "F5"))),
+                     only=only)
+        assert bool(watched.answer) is counted and bool(watched.approach) is counted
+    # Closing in: Blue's hidden Spy steps from E7 to E6, two squares from Red's known Marshal on E4 (three
+    # before), and wins that battle; a hidden Lieutenant, the other half of Blue's hidden movers, would lose.
+    state = make("A1:rF E4:rX'! J1:r4 A10:bF E7:bS J10:b5", turn=BLUE)
+    tally = behaviour.Tally()
+    tally.game(state, ((sq("E7"), sq("E6")),))
+    seen, expected = tally.close["Marshal"]
+    assert dict(seen) == {BattleResult.ATTACKER_WINS: 1}
+    assert dict(expected) == {BattleResult.ATTACKER_WINS: pytest.approx(0.5), BattleResult.DEFENDER_WINS:
+                              pytest.approx(0.5)}
+    # A type no winner stepped towards (a few games' sample) prints no share of a win, and no mean.
+    capsys.readouterr()
+    behaviour.table({"Marshal": (Counter({BattleResult.DEFENDER_WINS: 1}), expected)})
+    assert capsys.readouterr().out.splitlines()[1].split() == ["Marshal", "1", "0.00", "nan", "2.00", "nan", "nan"]

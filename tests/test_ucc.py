@@ -667,6 +667,20 @@ def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_chec
     bad = subprocess.run([sys.executable, str(script.parent / "losses.py"), str(broken)], capture_output=True,
                          text=True, timeout=120)
     assert bad.returncode != 0 and bad.stderr.startswith(f"{broken}: {broken}:1:1: "), bad.stderr
+    # benchmarks/behaviour.py reads them too: how one player's hidden pieces behaved.
+    behaviour = script.parent / "behaviour.py"
+    seen = subprocess.run([sys.executable, str(behaviour), "--records", str(out), str(flipped), "--player",
+                           "peternlewis"], capture_output=True, text=True, timeout=120)
+    assert seen.returncode == 0, seen.stderr
+    assert seen.stdout.startswith("4 games of peternlewis in 2 record file(s): its hidden pieces' steps\n")
+    assert re.search(r"^close: .*\nknown piece +steps +win +tie +lose +tie/win +lose/win\n", seen.stdout, re.M)
+    assert re.search(r"^flee / stay: \d+ ran, \d+ stayed$", seen.stdout, re.M), seen.stdout
+    for args, error in (([str(out), "--player", "medium"], "'medium' played none of these games"),
+                        ([str(broken), "--player", "hard"], f"{broken}: {broken}:1:1: "),
+                        ([str(out)], "--records and --player go together")):
+        refused = subprocess.run([sys.executable, str(behaviour), "--records", *args], capture_output=True,
+                                 text=True, timeout=120)
+        assert refused.returncode != 0 and error in refused.stderr, refused.stderr
 
 
 def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_runs_games(tmp_path: Path) -> None:
