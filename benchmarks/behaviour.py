@@ -172,22 +172,17 @@ def from_archive(tally: Tally, archive: str, limit: int) -> int:
 
 def from_records(tally: Tally, paths: list[str], player: str) -> int:
     """Count ``player``'s hidden pieces in every game it played in the records at ``paths``; returns how many.
-    Raises ``SystemExit`` naming a file that cannot be read."""
-    from tournament import READ_ERRORS, read_records  # this folder's sibling script (only run as a script)
+    Raises ``SystemExit`` naming a file that cannot be read, as ``losses.py`` does."""
+    from losses import read, side_of  # this folder's sibling script (only run as a script)
 
     games = 0
-    for path in paths:
-        try:
-            records = read_records(path)
-        except READ_ERRORS as exc:
-            raise SystemExit(f"{path}: {exc}") from None
-        for game in records:
-            names = (game.headers.get("Red"), game.headers.get("Blue"))
-            if player not in names:
-                continue
-            games += 1
-            moves = tuple((m.from_square, m.to_square) for m in game.mainline_moves())
-            tally.game(game.start.copy(), moves, only=names.index(player))
+    for game in read(paths):
+        side = side_of(game, player)
+        if side is None:
+            continue
+        games += 1
+        moves = tuple((m.from_square, m.to_square) for m in game.mainline_moves())
+        tally.game(game.start.copy(), moves, only=side)
     return games
 
 
