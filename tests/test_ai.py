@@ -25,7 +25,7 @@ from strategolab.ai import (
     their_belief_table,
 )
 from strategolab.ai import beliefs as beliefs_module
-from strategolab.ai.beliefs import APPROACH_LOSE, APPROACH_TIE, _likelihood, _open_side
+from strategolab.ai.beliefs import APPROACH_LOSE, APPROACH_TIE, STALK_LOSE, _likelihood, _open_side
 from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
@@ -222,6 +222,29 @@ def test_a_piece_that_steps_up_to_a_known_piece_seldom_loses_to_it() -> None:
     assert _likelihood(kinds["Colonel"], seen) == _likelihood(kinds["Spy"], seen) == APPROACH_LOSE == 0.15
     # Each step counts again, up to three of a sort.
     assert _likelihood(kinds["Colonel"], seen * 5) == pytest.approx(APPROACH_LOSE ** 3)
+
+
+def test_a_piece_that_closes_in_on_a_known_marshal_is_likelier_the_spy() -> None:
+    """A hidden piece that steps to two squares from our known Marshal, from three, is likelier the Spy (the
+    Spy stalks a Marshal it knows: real players' steps, ``STALK_LOSE``); a step from four squares off to three,
+    one from beside the Marshal to two off, and a step close to a known piece the Spy cannot take tell nothing."""
+    state = make("A1:rF E3:rX'! J4:r9'! J1:r4 A10:bF E6:b5 B4:b5 E4:b5 J7:b5 C9:b3 D9:b2 B9:bS", turn=BLUE)
+    play(state, "E6-E5", "J1-J2", "B4-B3", "J2-J1", "E4-F4", "J1-J2", "J7-J6")
+    view = state.view(RED)
+    events = read_history(view).events
+    marshal = view.piece_at(sq("E3")).type  # type: ignore[union-attr]
+    stalker = sq("E5")
+    assert [e for e in events[stalker] if e[0] == "stalk"] == [("stalk", marshal)]
+    for quiet in ("B3", "F4", "J6"):
+        assert all(e != "stalk" for e, _ in events.get(sq(quiet), [])), quiet
+    hard = ComputerPlayer("hard").beliefs(view)
+    medium = ComputerPlayer("medium").beliefs(view)  # ignores behaviour
+    assert hard[stalker]["Spy"] > 1.6 * medium[stalker]["Spy"]  # 0.105 against 0.052
+    assert hard[stalker]["Spy"] > 2 * hard[sq("B3")]["Spy"]
+    kinds = {k.name: k for k in get_ruleset("classic").piece_types}
+    seen = [("stalk", marshal)]
+    assert _likelihood(kinds["Spy"], seen) == _likelihood(kinds["Marshal"], seen) == 1.0
+    assert _likelihood(kinds["General"], seen) == _likelihood(kinds["Scout"], seen) == STALK_LOSE == 0.26
 
 
 def test_a_piece_that_steps_where_it_could_run_is_less_likely_a_scout() -> None:
