@@ -4,7 +4,7 @@ of the computer's soft evidence (``APPROACH_TIE``, ``APPROACH_LOSE``, ``FLEE_SAF
 level's Spy stalk a known Marshal?).
 
     python benchmarks/behaviour.py [ARCHIVE] [--games 1500]
-    python benchmarks/behaviour.py --records benchmarks/results/ladder-isf_*.sgn.gz --player medium
+    python benchmarks/behaviour.py --records benchmarks/results/hard-1f27dbc/ladder-isf_*.sgn.gz --player medium
 
 ARCHIVE defaults to $STRATEGOLAB_GRAVON or ``../shared/data/gravon`` beside the repository; the first
 ``--games`` classic games with a setup are replayed.  With ``--records`` (files ``benchmarks/tournament.py

@@ -1209,6 +1209,32 @@ def test_a_battle_in_the_search_shows_the_enemy_piece_that_survives_it() -> None
     assert search.known == set()  # taken back with the move
 
 
+def test_the_calibration_benchmark_judges_the_pieces_near_a_known_marshal(capsys: pytest.CaptureFixture[str]) -> None:
+    """``benchmarks/calibration.py`` reads the beliefs about the moved hidden pieces within two squares of our
+    known Marshal (not the unmoved one beside it, not a far one, and none while the Marshal is unseen) and
+    counts what they were."""
+    spec = importlib.util.spec_from_file_location("calibration", ROOT / "benchmarks" / "calibration.py")
+    assert spec is not None and spec.loader is not None
+    calibration = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(calibration)
+    state = make("A1:rF E3:rX'! J1:r4 A10:bF E5:bS' F4:b5' D3:bB J7:b5' B9:b3", turn=RED)
+    calib = calibration.Calibration("Spy")
+    assert sorted(calib.watched(state, RED)) == sorted([sq("E5"), sq("F4")])
+    assert calib.watched(state, BLUE) == []  # Blue sees no Red Marshal
+    calib.position(state, RED)
+    beliefs = ComputerPlayer("hard").beliefs(state.view(RED))
+    assert sum(n for n, _, _ in calib.bins) == 2 and sum(k for _, _, k in calib.bins) == 1
+    assert sum(p for _, p, _ in calib.bins) == pytest.approx(beliefs[sq("E5")]["Spy"] + beliefs[sq("F4")]["Spy"])
+    hidden = make("A1:rF E3:rX' J1:r4 A10:bF E5:bS' F4:b5'", turn=RED)
+    assert calibration.Calibration("Spy").watched(hidden, RED) == []  # our Marshal is not known to them
+    everyone = calibration.Calibration("Spy", near=None)
+    assert len(everyone.watched(state, RED)) == 6
+    capsys.readouterr()
+    calib.report()
+    expected = beliefs[sq("E5")]["Spy"] + beliefs[sq("F4")]["Spy"]
+    assert f"2 pieces: the beliefs expected {expected:.0f} of them to be a Spy, 1 were" in capsys.readouterr().out
+
+
 def test_the_behaviour_benchmark_counts_steps_up_and_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """``benchmarks/behaviour.py``, whose figures set the soft evidence's weights, counts what it says: Red's
     known General steps next to a hidden Lieutenant, which runs (a type the General beats); then it steps up to
