@@ -28,8 +28,10 @@ import argparse
 import contextlib
 import os
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from strategolab import Move
 from strategolab.archive import initial_state
 from strategolab.board import STRIDE
 from strategolab.errors import StrategolabError
@@ -61,7 +63,7 @@ class Tally:
         # (run or stay, known piece beats it) -> count
         self.answer: Counter[tuple[str, bool]] = Counter()
 
-    def game(self, state: State, moves: tuple[tuple[int, int], ...], only: int | None = None) -> None:
+    def game(self, state: State, moves: Iterable[tuple[int, int]], only: int | None = None) -> None:
         """Replay a game from ``state``, counting the hidden pieces' behaviour (only ``only``'s, if given)."""
         nb = state.geometry.neighbours
         pending: tuple[int, Piece, list[tuple[int, Piece]]] | None = None  # (known piece's square, it, hidden ones)
@@ -152,21 +154,31 @@ def table(counts: dict[str, tuple[Counter, Counter]]) -> None:
         print(f"{'mean':<12} {int(steps):>6} {'':>6} {'':>6} {'':>6} {tie_sum / steps:>8.2f} {lose_sum / steps:>9.2f}")
 
 
-def from_archive(tally: Tally, archive: str, limit: int) -> int:
-    """Count the first ``limit`` classic Gravon games with a setup in ``archive``; returns how many."""
-    games = 0
+def archive_games(archive: str, games: int, skip: int = 0) -> Iterator[tuple[State, list[Move]]]:
+    """The classic Gravon games with a setup in ``archive`` (their start and moves), ``games`` of them after the
+    first ``skip``."""
+    seen = 0
     for game in read_gravon(archive, types=["classic"], errors="skip"):
-        if games >= limit:
-            break
+        if seen >= skip + games:
+            return
         if not game.has_setup:
             continue
         try:
             state = initial_state(game)
         except StrategolabError:
             continue
+        seen += 1
+        if seen > skip:
+            yield state, [Move(f, t) for f, t in game.moves]
+
+
+def from_archive(tally: Tally, archive: str, limit: int) -> int:
+    """Count the first ``limit`` classic Gravon games with a setup in ``archive``; returns how many."""
+    games = 0
+    for state, moves in archive_games(archive, limit):
         games += 1
         with contextlib.suppress(StrategolabError):  # a move the rules refuse ends that game's count there
-            tally.game(state, game.moves)
+            tally.game(state, moves)
     return games
 
 

@@ -22,15 +22,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 from strategolab import Move
 from strategolab.ai import ComputerPlayer
-from strategolab.archive import initial_state
 from strategolab.board import Square, square_column, square_row
 from strategolab.errors import StrategolabError
-from strategolab.gravon import read_gravon
 from strategolab.state import State
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,23 +90,6 @@ class Calibration:
               f"{int(were)} were; calibration error {gap / total:.3f}")
 
 
-def archive_games(archive: str, games: int, skip: int) -> Iterator[tuple[State, list[Move]]]:
-    """The classic Gravon games with a setup in ``archive``, after the first ``skip``, ``games`` of them."""
-    seen = 0
-    for game in read_gravon(archive, types=["classic"], errors="skip"):
-        if seen >= skip + games:
-            return
-        if not game.has_setup:
-            continue
-        try:
-            state = initial_state(game)
-        except StrategolabError:
-            continue
-        seen += 1
-        if seen > skip:
-            yield state, [Move(f, t) for f, t in game.moves]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("archive", nargs="?", default=os.environ.get("STRATEGOLAB_GRAVON")
@@ -141,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{args.player!r} played none of these games")
         print(f"{games} games of {args.player} in {len(args.records)} record file(s)")
     else:
+        from behaviour import archive_games  # this folder's sibling script (only run as a script)
+
         games = 0
         for state, moves in archive_games(args.archive, args.games, args.skip):
             games += 1
