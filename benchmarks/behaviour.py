@@ -33,7 +33,7 @@ from pathlib import Path
 
 from strategolab import Move
 from strategolab.archive import initial_state
-from strategolab.board import STRIDE
+from strategolab.board import STRIDE, TWO_STEPS
 from strategolab.errors import StrategolabError
 from strategolab.gravon import read_gravon
 from strategolab.rules import BattleResult, PieceType, resolve_battle
@@ -97,8 +97,7 @@ class Tally:
             return  # one known piece per step
         row, col = divmod(t, STRIDE)
         near: PieceType | None = None  # the strongest known enemy piece two squares off now, three before
-        for n in (t + 2, t - 2, t + 2 * STRIDE, t - 2 * STRIDE, t + STRIDE + 1, t + STRIDE - 1, t - STRIDE + 1,
-                  t - STRIDE - 1):
+        for n in (t + d for d in TWO_STEPS):
             if not state.geometry.on_board(n) or abs(n % STRIDE - col) > 2 or abs(n // STRIDE - row) > 2 \
                     or abs(n - f) in (1, STRIDE):
                 continue

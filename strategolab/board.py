@@ -18,6 +18,9 @@ STRIDE = 16
 COLUMNS = "ABCDEFGHIJKLMNOP"
 Square = int
 DIRECTIONS = (1, -1, STRIDE, -STRIDE)
+# Offsets to the squares two steps away by rows and columns.  A board may be STRIDE columns wide, so an offset
+# can wrap into the next row: check the column too (and that the square is on the board).
+TWO_STEPS = (2, -2, 2 * STRIDE, -2 * STRIDE, STRIDE + 1, STRIDE - 1, 1 - STRIDE, -1 - STRIDE)
 
 
 def square(column: int, row: int) -> Square:

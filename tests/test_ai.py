@@ -247,6 +247,18 @@ def test_a_piece_that_closes_in_on_a_known_marshal_is_likelier_the_spy() -> None
     assert _likelihood(kinds["General"], seen) == _likelihood(kinds["Scout"], seen) == STALK_LOSE == 0.26
 
 
+def test_a_step_on_a_board_sixteen_wide_does_not_stalk_a_marshal_across_the_edge() -> None:
+    """On a board as wide as the square numbering's stride, two columns right of P2 is B3 in the numbers: a
+    step to P2 is no step towards a Marshal on B3, fourteen columns away."""
+    rs = CLASSIC.replace(name="wide", width=16, lakes=frozenset(), setup_rows=((1, 2, 3), (8, 9, 10)))
+    state = make("A1:rF B3:rX'! P10:bF P3:b5'", rs, turn=BLUE)
+    play(state, "P3-P2")
+    assert all(e != "stalk" for events in read_history(state.view(RED)).events.values() for e, _ in events)
+    state = make("A1:rF B3:rX'! P10:bF C5:b5'", rs, turn=BLUE)
+    play(state, "C5-C4")  # a real stalk on the same board still counts
+    assert ("stalk", rs.piece_type("Marshal")) in read_history(state.view(RED)).events[sq("C4")]
+
+
 def test_a_piece_that_steps_where_it_could_run_is_less_likely_a_scout() -> None:
     """A hidden piece that walks down an open file one square at a time is less likely a Scout (a Scout in a
     hurry runs); one that steps to the board's edge, where no run could go on, tells nothing of the kind."""

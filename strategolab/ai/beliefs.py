@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from strategolab.board import STRIDE, Square, geometry
+from strategolab.board import STRIDE, TWO_STEPS, Square, geometry
 from strategolab.rules import RUN, BattleResult, PieceType, resolve_battle
 from strategolab.setup_library import placement_weights
 from strategolab.state import Battle, Piece
@@ -109,10 +109,10 @@ def read_history(view: View) -> History:
                         approached = True
                 if prey and not approached and abs(t - f) in (1, STRIDE):
                     # A step to two squares from our known Marshal, from three: how the Spy stalks it.
-                    for d in _RING2:
+                    for d in TWO_STEPS:
                         o = board.get(t + d)
                         if o is not None and owner[o] == me and o in revealed and kind[o] in prey \
-                                and abs(t + d - f) not in (1, STRIDE):
+                                and abs((t + d) % STRIDE - t % STRIDE) <= 2 and abs(t + d - f) not in (1, STRIDE):
                             events.setdefault(mover, []).append(("stalk", kind[o]))  # type: ignore[arg-type]
                             break
             pending = None
@@ -125,10 +125,6 @@ def read_history(view: View) -> History:
                 if threatened:
                     pending = (k, t, threatened)
     return History(origin, {pid: ev for pid, ev in events.items() if pid < 1 << 16}, starts)
-
-
-# The squares two steps from a square, by rows and columns (off the board, in the padding, no piece stands).
-_RING2 = (2, -2, 2 * STRIDE, -2 * STRIDE, STRIDE + 1, STRIDE - 1, 1 - STRIDE, -1 - STRIDE)
 
 
 def _prey(kinds: Sequence[PieceType]) -> frozenset[PieceType]:
