@@ -7,6 +7,8 @@ import dataclasses
 import importlib.util
 import math
 import random
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -1245,6 +1247,33 @@ def test_the_calibration_benchmark_judges_the_pieces_near_a_known_marshal(capsys
     calib.report()
     expected = beliefs[sq("E5")]["Spy"] + beliefs[sq("F4")]["Spy"]
     assert f"2 pieces: the beliefs expected {expected:.0f} of them to be a Spy, 1 were" in capsys.readouterr().out
+
+
+def test_the_playouts_benchmark_plays_variants_on_the_same_positions() -> None:
+    """``benchmarks/playouts.py`` plays recorded positions on with versions of a level against the recorded
+    opponent: a variant that changes nothing plays the very same games (the same points, never better or
+    worse than the first), and a variant that names no field of Level, or a value of the wrong kind, is refused
+    with what is wrong."""
+    script = ROOT / "benchmarks" / "playouts.py"
+    records = ROOT / "benchmarks" / "results" / "hard-a4db27f" / "ladder-pocket_r1-100.sgn.gz"
+    command = [sys.executable, str(script), str(records), "--movers", "6", "--games", "2", "--seeds", "1"]
+    run = subprocess.run([*command, "--variant", "shipped:", "--variant", "same:", "--variant",
+                          "blind:soft_evidence=false,noise=3.5,small_army_noise=None"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("Paired playouts: 2 positions (the first position with at most 6 movable pieces) "
+                               "of hard in 1 record file(s), 1 seed(s) each"), run.stdout
+    rows = {line.split()[0]: line.split() for line in lines[2:]}
+    assert set(rows) == {"shipped", "same", "blind"}, run.stdout
+    assert rows["shipped"][3:5] == ["-", "-"] and rows["same"][3:5] == ["0", "0"], run.stdout
+    assert rows["shipped"][1] == rows["same"][1] and rows["shipped"][1].endswith("/2"), run.stdout
+    for bad, said in (("b:nois=1", "variant 'b': 'nois=1' is not FIELD=VALUE with a field of Level"),
+                      ("b:depth=deep", "variant 'b': depth is int, not 'deep'"),
+                      ("b:hunt=maybe", "variant 'b': hunt is bool, not 'maybe'")):
+        refused = subprocess.run([*command, "--variant", "a:", "--variant", bad], capture_output=True, text=True,
+                                 timeout=60, cwd=ROOT)
+        assert refused.returncode == 2 and said in refused.stderr, refused.stderr
 
 
 def test_the_behaviour_benchmark_counts_steps_up_and_runs(capsys: pytest.CaptureFixture[str]) -> None:
