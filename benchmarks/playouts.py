@@ -24,7 +24,6 @@ import dataclasses
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
-from functools import lru_cache
 from pathlib import Path
 
 from tournament import READ_ERRORS, read_records  # this folder's sibling script
@@ -69,28 +68,25 @@ def movers(state: State) -> int:
 def start(game: Game, ply: int | None, most: int) -> State | None:
     """The game's position at ``ply`` (or its first with at most ``most`` movable pieces), None if the game
     ended before it."""
+
+    def there(state: State) -> bool:
+        return len(state.move_stack) == ply if ply is not None else movers(state) <= most
+
     state = game.state()
     for move in game.mainline_moves():
-        if (len(state.move_stack) == ply) if ply is not None else movers(state) <= most:
+        if there(state):
             break
         state.push(move)
-    reached = len(state.move_stack) == ply if ply is not None else movers(state) <= most
-    return state if reached and state.outcome() is None else None
+    return state if there(state) and state.outcome() is None else None
 
 
-@lru_cache(maxsize=8)
-def _games(path: str) -> list[Game]:
-    return read_records(path)
-
-
-Task = tuple[str, int, int, int, str, list[tuple[str, Level]], int | None, int, int]
+Task = tuple[State, int, int, str, list[tuple[str, Level]], int]  # start, seed, side, opponent, variants, plies
 
 
 def playout(task: Task) -> list[tuple[float, list[float]]]:
-    """Play one recorded position on once per variant with one seed: per variant (points, hard's move times)."""
-    path, index, seed, side, opponent, variants, ply, most, max_plies = task
-    begin = start(_games(path)[index], ply, most)
-    assert begin is not None
+    """Play one recorded position on once per variant with one seed: per variant (points, the player's move
+    times)."""
+    begin, seed, side, opponent, variants, max_plies = task
     out = []
     for _, level in variants:
         state = begin.copy()
@@ -136,20 +132,20 @@ def main(argv: list[str] | None = None) -> None:
     skipped = 0
     for path in args.records:
         try:
-            games = _games(str(path))
+            games = read_records(path)
         except READ_ERRORS as exc:
             raise SystemExit(f"{path}: {exc}") from None
-        for i, game in enumerate(games):
+        for game in games:
             names = (game.headers.get("Red"), game.headers.get("Blue"))
             if args.player not in names or (args.games is not None and len(tasks) >= args.games * args.seeds):
                 continue
             side = names.index(args.player)
             opponent = names[1 - side]
-            if opponent not in LEVELS or start(game, args.ply, args.movers) is None:
+            begin = start(game, args.ply, args.movers) if opponent in LEVELS else None
+            if begin is None:
                 skipped += 1
                 continue
-            tasks += [(str(path), i, seed, side, opponent, variants, args.ply, args.movers, args.max_plies)
-                      for seed in range(args.seeds)]
+            tasks += [(begin, seed, side, opponent, variants, args.max_plies) for seed in range(args.seeds)]
     if not tasks:
         raise SystemExit(f"no game of {args.player} against a kit level reaches the start position")
     at = f"ply {args.ply}" if args.ply is not None else f"the first position with at most {args.movers} movable pieces"
