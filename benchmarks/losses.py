@@ -11,6 +11,12 @@ played most games), prints:
   attacked, and whether the piece was known to the enemy (revealed) or hidden, unmoved or moved at the time;
 - per enemy piece type, how many of the player's pieces it took a game (a Bomb that stays counts, a trade does
   not), in wins and in losses, and how often the player knew what it was when it struck;
+- its attacks on enemy pieces it had not seen, per attacking type and whether the target had moved: how many
+  a game, the share that lost the attacker, the share that hit a Bomb, and what they gained on average in
+  material (each type at its value at the start of a game, ``strategolab.ai.piece_values``; the Flag counts
+  nothing, a hit on it shows in the endings): the gambles a player's beliefs choose, and what they brought
+  against this opponent (hard's Colonels and Generals lose material on medium's unmoved pieces, which hide
+  Bombs in front, and win it on the 2012 champion's, which do not);
 - the moments that decide most games (the player's Spy took the enemy Marshal, the enemy Spy took the
   player's Marshal, the player's General or Colonel lost to a piece it had not seen, the player's Spy lost, and
   lost in the enemy's half),
@@ -31,7 +37,7 @@ from pathlib import Path
 
 from tournament import READ_ERRORS, read_records  # this folder's sibling script
 
-from strategolab.ai import LEVELS
+from strategolab.ai import LEVELS, piece_values
 from strategolab.board import square_row
 from strategolab.records import Game
 from strategolab.rules import BattleResult
@@ -53,6 +59,18 @@ class Loss:
 
 
 @dataclass
+class Gamble:
+    """One of the player's attacks on an enemy piece it had not seen."""
+
+    kind: str  # the attacker's type
+    strength: int  # ... and its strength, to list the strongest first
+    unmoved: bool  # the target had not moved
+    lost: bool  # the attacker was removed
+    bomb: bool  # the target was a Bomb (or another immobile piece but the Flag)
+    gain: float  # material won minus material lost, at the start of a game's values
+
+
+@dataclass
 class GameReport:
     """One game from the player's side."""
 
@@ -61,6 +79,7 @@ class GameReport:
     plies: int
     losses: list[Loss] = field(default_factory=list)
     taken: list[tuple[int, str, str]] = field(default_factory=list)  # (ply, enemy type lost, our type that won)
+    gambles: list[Gamble] = field(default_factory=list)
 
 
 def side_of(game: Game, player: str) -> int | None:
@@ -79,6 +98,8 @@ def report(game: Game, side: int) -> GameReport:
     rs = game.ruleset
     bottom, half = rs.sits_at_bottom(side), rs.height / 2
     far = {sq for sq in state.geometry.land if (square_row(sq) < half) != bottom}  # the enemy's half
+    army = [n for _, n in rs.army]
+    values = dict(zip((k.name for k in rs.piece_types), piece_values(rs, army, army), strict=True))
     for ply, move in enumerate(game.mainline_moves()):
         f, t = move
         seen = {f: state.is_revealed(f), t: state.is_revealed(t)}
@@ -87,7 +108,18 @@ def report(game: Game, side: int) -> GameReport:
         out.plies = ply + 1
         if battle is not None:
             _battle(out, ply, battle, side, f, t, seen, moved, far)
+            if battle.attacker.owner == side and not seen[t]:
+                out.gambles.append(_gamble(battle, not moved[t], values))
     return out
+
+
+def _gamble(battle: Battle, unmoved: bool, values: dict[str, float]) -> Gamble:
+    """What one attack on a piece the attacker had not seen brought."""
+    attacker, defender = battle.attacker.type, battle.defender.type
+    lost = battle.result != BattleResult.ATTACKER_WINS
+    taken = battle.result != BattleResult.DEFENDER_WINS
+    gain = (values[defender.name] if taken else 0.0) - (values[attacker.name] if lost else 0.0)
+    return Gamble(attacker.name, attacker.strength, unmoved, lost, not defender.movable and not defender.is_flag, gain)
 
 
 def _battle(out: GameReport, ply: int, battle: Battle, side: int, f: int, t: int, seen: dict[int, bool],
@@ -184,6 +216,8 @@ def print_report(games: list[GameReport], player: str) -> None:
         per = _per_game(c, n, w, lo)
         print(f"{by:<26} {per[0]:>6.2f} {per[1]:>6.2f} {per[2]:>7.2f}   {known[by] / sum(c.values()):.0%}")
     print()
+    _print_gambles(games, n)
+    print()
     print(f"{'moment':<46} {'games':>6} {'won':>6} {'median ply':>11}")
     for label, find in _moments():
         plies = [(g, p) for g in games if (p := find(g)) is not None]
@@ -192,6 +226,22 @@ def print_report(games: list[GameReport], player: str) -> None:
             continue
         won = sum(g.outcome == "win" for g, _ in plies)
         print(f"{label:<46} {len(plies):>6} {won / len(plies):>6.0%} {statistics.median(p for _, p in plies):>11.0f}")
+
+
+def _print_gambles(games: list[GameReport], n: int) -> None:
+    """The player's attacks on unseen pieces, per attacking type (strongest first) and target state."""
+    print(f"attacks on unseen pieces   {'a game':>6} {'lost':>6} {'Bomb':>6} {'gain':>7}   (gain: material won - lost, "
+          f"each, at the start's values)")
+    rows: dict[tuple[int, str, bool], list[Gamble]] = defaultdict(list)
+    for g in games:
+        for x in g.gambles:
+            rows[(x.strength, x.kind, x.unmoved)].append(x)
+    for (_, kind, unmoved), xs in sorted(rows.items(), key=lambda r: (-r[0][0], r[0][1], not r[0][2])):
+        lost = sum(x.lost for x in xs) / len(xs)
+        bomb = sum(x.bomb for x in xs) / len(xs)
+        gain = sum(x.gain for x in xs) / len(xs)
+        label = f"{kind}, on {'unmoved' if unmoved else 'moved'}"
+        print(f"{label:<26} {len(xs) / n:>6.2f} {lost:>6.0%} {bomb:>6.0%} {gain:>+7.1f}")
 
 
 def read(paths: Iterable[Path]) -> list[Game]:

@@ -3,8 +3,10 @@ plays every rule set to the end with legal moves only, reproducibly; and its set
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.util
+import io
 import math
 import random
 import subprocess
@@ -32,6 +34,7 @@ from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
 from strategolab.players import RandomPlayer, play_game, selfplay
+from strategolab.records import Game
 from strategolab.rules import UCC, BattleResult
 from strategolab.setup_library import (
     choose_setup,
@@ -1312,3 +1315,34 @@ def test_the_behaviour_benchmark_counts_steps_up_and_runs(capsys: pytest.Capture
     capsys.readouterr()
     behaviour.table({"Marshal": (Counter({BattleResult.DEFENDER_WINS: 1}), expected)})
     assert capsys.readouterr().out.splitlines()[1].split() == ["Marshal", "1", "0.00", "nan", "2.00", "nan", "nan"]
+
+
+def test_the_losses_benchmark_weighs_attacks_on_unseen_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchmarks/losses.py`` lists the player's attacks on enemy pieces it had not seen, and what each
+    brought at the start's values: Red's Colonel takes a hidden moved Scout (a gain of a Scout), its Marshal
+    dies on an unmoved Bomb (a Marshal lost, a Bomb hit); the attack on a known piece and Blue's attack do not
+    count, and the table says how many a game, how many lost, on a Bomb, and the mean gain."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("losses", ROOT / "benchmarks" / "losses.py")
+    assert spec is not None and spec.loader is not None
+    losses = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "losses", losses)  # its dataclasses look their module up
+    spec.loader.exec_module(losses)
+    start = make("A1:rF E4:rX A4:r8 I4:r4 J1:r2 A10:bF E5:bB A5:b2' I5:b3! J10:b3", turn=RED)
+    game = Game(start, {"Red": "hard", "Blue": "medium", "Result": "*"})
+    game.add_line([Move(sq("A4"), sq("A5")), Move(sq("J10"), sq("J9")), Move(sq("I4"), sq("I5")),
+                   Move(sq("J9"), sq("J8")), Move(sq("E4"), sq("E5"))])
+    report = losses.report(game, RED)
+    values = dict(zip((k.name for k in CLASSIC.piece_types),
+                      piece_values(CLASSIC, [n for _, n in CLASSIC.army], [n for _, n in CLASSIC.army]), strict=True))
+    assert [(x.kind, x.unmoved, x.lost, x.bomb) for x in report.gambles] == [
+        ("Colonel", False, False, False), ("Marshal", True, True, True)]  # the known Miner on I5 is no gamble
+    assert [x.gain for x in report.gambles] == pytest.approx([values["Scout"], -values["Marshal"]])
+    assert losses.report(game, BLUE).gambles == []
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        losses.print_report([report], "hard")
+    table = out.getvalue().split("attacks on unseen pieces")[1].splitlines()
+    assert table[1].split() == ["Marshal,", "on", "unmoved", "1.00", "100%", "100%", f"{-values['Marshal']:+.1f}"]
+    assert table[2].split() == ["Colonel,", "on", "moved", "1.00", "0%", "0%", f"{values['Scout']:+.1f}"]
+    assert table[3] == ""
