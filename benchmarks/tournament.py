@@ -186,6 +186,47 @@ def read_records(path: str | os.PathLike[str]) -> list[Game]:
         return list(read_games(file, name=os.fspath(path)))
 
 
+Key = tuple[tuple[str, str], int, int]  # a game of this benchmark: (pairing, seed, round - 1)
+
+
+def keyed_games(paths: list[str], option: str = "--tally") -> dict[Key, tuple[Game, str]]:
+    """The games in records this benchmark kept (``--records``, plain or gzipped), by pairing, seed and round,
+    each with where it was found (file and game number), in the order read.  Raises ``SystemExit`` (its
+    message starting with ``option``) naming the file and game for a record the benchmark did not write, a
+    game whose colours do not fit its round, or a round of a pairing found twice."""
+    out: dict[Key, tuple[Game, str]] = {}
+    for path in paths:
+        try:
+            games = read_records(path)
+        except READ_ERRORS as exc:
+            raise SystemExit(f"{option}: {path}: {exc}") from None
+        for number, game in enumerate(games, 1):
+            place = f"{path}, game {number}"
+            h = game.headers
+            m = EVENT.fullmatch(h.get("Event", ""))
+            if m is None or not h.get("Round", "").isdigit() or int(h["Round"]) < 1:
+                raise SystemExit(f"{option}: {place}: not a game of this benchmark (Event {h.get('Event')!r}, "
+                                 f"Round {h.get('Round')!r})")
+            pair, seed, index = (m["a"], m["b"]), int(m["seed"]), int(h["Round"]) - 1
+            a_side = RED if index % 2 == 0 else BLUE
+            if (h.get("Red"), h.get("Blue")) != ((pair[0], pair[1]) if a_side == RED else (pair[1], pair[0])):
+                raise SystemExit(f"{option}: {place}: round {index + 1} of {pair[0]} v {pair[1]} has {pair[0]} as "
+                                 f"{'Red' if a_side == RED else 'Blue'}, but Red is {h.get('Red')!r} and Blue "
+                                 f"{h.get('Blue')!r}")
+            key = (pair, seed, index)
+            if key in out:
+                raise SystemExit(f"{option}: round {index + 1} of {pair[0]} v {pair[1]}, seed {seed}, is both in "
+                                 f"{out[key][1]} and in {place}")
+            out[key] = (game, place)
+    return out
+
+
+def score_of(game: Game, a_side: int) -> str:
+    """``"win"``, ``"draw"`` or ``"loss"``: the result of a record for the player on ``a_side``."""
+    winner = {"1-0": RED, "0-1": BLUE}.get(game.result)
+    return "draw" if winner is None else "win" if winner == a_side else "loss"
+
+
 def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, list[int]]:
     """The results of the games in records this benchmark kept (``--records``, plain or gzipped), for
     ``--tally``: the results, the pairings in the order first met, the rule set and the seeds.  Raises
@@ -195,39 +236,16 @@ def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, l
     pairs: list[tuple[str, str]] = []
     seeds: list[int] = []
     rulesets: set[str] = set()
-    where: dict[tuple[tuple[str, str], int, int], str] = {}
-    for path in paths:
-        try:
-            games = read_records(path)
-        except READ_ERRORS as exc:
-            raise SystemExit(f"--tally: {path}: {exc}") from None
-        for number, game in enumerate(games, 1):
-            place = f"{path}, game {number}"
-            h = game.headers
-            m = EVENT.fullmatch(h.get("Event", ""))
-            if m is None or not h.get("Round", "").isdigit() or int(h["Round"]) < 1:
-                raise SystemExit(f"--tally: {place}: not a game of this benchmark (Event {h.get('Event')!r}, "
-                                 f"Round {h.get('Round')!r})")
-            pair, seed, index = (m["a"], m["b"]), int(m["seed"]), int(h["Round"]) - 1
-            a_side = RED if index % 2 == 0 else BLUE
-            if (h.get("Red"), h.get("Blue")) != ((pair[0], pair[1]) if a_side == RED else (pair[1], pair[0])):
-                raise SystemExit(f"--tally: {place}: round {index + 1} of {pair[0]} v {pair[1]} has {pair[0]} as "
-                                 f"{'Red' if a_side == RED else 'Blue'}, but Red is {h.get('Red')!r} and Blue "
-                                 f"{h.get('Blue')!r}")
-            key = (pair, seed, index)
-            if key in where:
-                raise SystemExit(f"--tally: round {index + 1} of {pair[0]} v {pair[1]}, seed {seed}, is both in "
-                                 f"{where[key]} and in {place}")
-            where[key] = place
-            rulesets.add(game.ruleset.name)
-            winner = {"1-0": RED, "0-1": BLUE}.get(game.result)
-            score = "draw" if winner is None else "win" if winner == a_side else "loss"
-            termination = h.get("Termination") or "move limit"
-            results.append(Result(pair, index, a_side, score, termination, len(game.mainline_moves())))
-            if pair not in pairs:
-                pairs.append(pair)
-            if seed not in seeds:
-                seeds.append(seed)
+    for (pair, seed, index), (game, _) in keyed_games(paths).items():
+        a_side = RED if index % 2 == 0 else BLUE
+        rulesets.add(game.ruleset.name)
+        termination = game.headers.get("Termination") or "move limit"
+        results.append(Result(pair, index, a_side, score_of(game, a_side), termination,
+                              len(game.mainline_moves())))
+        if pair not in pairs:
+            pairs.append(pair)
+        if seed not in seeds:
+            seeds.append(seed)
     if not results:
         raise SystemExit("--tally: no games in " + ", ".join(paths))
     if len(rulesets) > 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gzip
 import importlib.util
 import io
 import math
@@ -33,6 +34,7 @@ from strategolab.ai.beliefs import APPROACH_LOSE, APPROACH_TIE, STALK_LOSE, _lik
 from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
+from strategolab.notation import read_games, write_game
 from strategolab.players import RandomPlayer, play_game, selfplay
 from strategolab.records import Game
 from strategolab.rules import UCC, BattleResult
@@ -1346,3 +1348,47 @@ def test_the_losses_benchmark_weighs_attacks_on_unseen_pieces(monkeypatch: pytes
     assert table[1].split() == ["Marshal,", "on", "unmoved", "1.00", "100%", "100%", f"{-values['Marshal']:+.1f}"]
     assert table[2].split() == ["Colonel,", "on", "moved", "1.00", "0%", "0%", f"{values['Scout']:+.1f}"]
     assert table[3] == ""
+
+
+def test_the_paired_benchmark_finds_where_two_versions_parted(tmp_path: Path) -> None:
+    """``benchmarks/paired.py`` compares two sets of records of the same seeds round by round: the rounds played
+    alike are the same game, and a round whose game took another move at ply 5 and another result is counted
+    as parted there, with its result changed; records of other setups for a round are refused by name."""
+    records = ROOT / "benchmarks" / "results" / "hard-a4db27f" / "ladder-pocket_r1-100.sgn.gz"
+    script = ROOT / "benchmarks" / "paired.py"
+    with gzip.open(records, "rt") as file:
+        games = [g for g in read_games(file) if g.headers["Event"].startswith("tournament hard v medium")][:4]
+    assert [g.headers["Round"] for g in games] == ["1", "2", "3", "4"]
+    base = tmp_path / "base.sgn"
+    base.write_text("\n".join(write_game(g) for g in games))
+    first = games[0]
+    moves = first.mainline_moves()
+    headers = {k: v for k, v in first.headers.items() if k != "Termination"}  # a game stopped early (a forfeit)
+    other = Game(first.start, {**headers, "Result": "1-0" if first.result == "0-1" else "0-1"})
+    state = first.start.copy()
+    for m in moves[:5]:
+        state.push(m)
+    detour = next(m for m in state.generate_legal_moves() if m != moves[5])
+    other.add_line([*moves[:5], detour])
+    new = tmp_path / "new.sgn"
+    new.write_text("\n".join(write_game(g) for g in [other, *games[1:3]]))  # round 4 is in the base only
+    run = subprocess.run([sys.executable, str(script), "--base", str(base), "--new", str(new)],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "hard v medium, seed 2026: 3 rounds in both; hard's results", run.stdout
+    old = {"1-0": "W", "0-1": "L"}.get(first.result, "D")  # hard is Red in round 1
+    wins = sum(g.result == ("0-1" if g.headers["Blue"] == "hard" else "1-0") for g in games[1:3])
+    assert lines[1].startswith(f"  the same game move for move: 2 ({wins}-"), run.stdout
+    assert lines[2].startswith("  parted: 1, at ply 5 (median; first 5, last 5): base "), run.stdout
+    now = "W" if other.result == "1-0" else "L"
+    assert lines[-1] == f"    round 1 (Red): {old} -> {now}, parted at ply 5", run.stdout
+    better = "WDL".index(now) < "WDL".index(old)
+    assert lines[-2] == f"  results changed: 1 (better {int(better)}, worse {int(not better)})", run.stdout
+    swapped = tmp_path / "swapped.sgn"
+    moved = Game(games[1].start, headers)  # round 1's headers on round 2's setups
+    swapped.write_text(write_game(moved))
+    refused = subprocess.run([sys.executable, str(script), "--base", str(base), "--new", str(swapped)],
+                             capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert refused.returncode != 0 and "round 1 of hard v medium, seed 2026, starts from different setups" \
+        in refused.stderr, refused.stderr
