@@ -107,26 +107,22 @@ def report(game: Game, side: int) -> GameReport:
         battle = state.push(move)
         out.plies = ply + 1
         if battle is not None:
-            _battle(out, ply, battle, side, f, t, seen, moved, far)
-            if battle.attacker.owner == side and not seen[t]:
-                out.gambles.append(_gamble(battle, not moved[t], values))
+            _battle(out, ply, battle, side, f, t, seen, moved, far, values)
     return out
 
 
-def _gamble(battle: Battle, unmoved: bool, values: dict[str, float]) -> Gamble:
-    """What one attack on a piece the attacker had not seen brought."""
-    attacker, defender = battle.attacker.type, battle.defender.type
-    lost = battle.result != BattleResult.ATTACKER_WINS
-    taken = battle.result != BattleResult.DEFENDER_WINS
-    gain = (values[defender.name] if taken else 0.0) - (values[attacker.name] if lost else 0.0)
-    return Gamble(attacker.name, attacker.strength, unmoved, lost, not defender.movable and not defender.is_flag, gain)
-
-
 def _battle(out: GameReport, ply: int, battle: Battle, side: int, f: int, t: int, seen: dict[int, bool],
-            moved: dict[int, bool], far: set[int]) -> None:
-    """Note what one battle removed: the player's pieces lost, the enemy's pieces its own took."""
+            moved: dict[int, bool], far: set[int], values: dict[str, float]) -> None:
+    """Note what one battle removed (the player's pieces lost, the enemy's pieces its own took) and, for the
+    player's attack on a piece it had not seen, what that gamble brought at the start's ``values``."""
     attacker_removed = battle.result != BattleResult.ATTACKER_WINS
     defender_removed = battle.result != BattleResult.DEFENDER_WINS
+    if battle.attacker.owner == side and not seen[t]:
+        attacker, defender = battle.attacker.type, battle.defender.type
+        gain = (values[defender.name] if defender_removed else 0.0) - (values[attacker.name] if attacker_removed
+                                                                       else 0.0)
+        out.gambles.append(Gamble(attacker.name, attacker.strength, not moved[t], attacker_removed,
+                                  not defender.movable and not defender.is_flag, gain))
     pieces = ((battle.attacker, f, attacker_removed, battle.defender, t, defender_removed),
               (battle.defender, t, defender_removed, battle.attacker, f, attacker_removed))
     for piece, square, removed, other, other_square, other_removed in pieces:

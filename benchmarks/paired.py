@@ -23,9 +23,9 @@ import argparse
 import statistics
 from collections import defaultdict
 
-from tournament import Key, keyed_games, score_of  # this folder's sibling script
+from tournament import Key, first_side, keyed_games, score_of  # this folder's sibling script
 
-from strategolab import BLUE, RED
+from strategolab import RED
 from strategolab.records import Game
 
 POINTS = {"win": 1.0, "draw": 0.5, "loss": 0.0}
@@ -57,7 +57,7 @@ def compare(base: dict[Key, tuple[Game, str]], new: dict[Key, tuple[Game, str]])
         same: list[str] = []
         parts: list[tuple[int, int, str, str]] = []  # (round index, ply, base score, new score)
         for index in sorted(rounds):
-            a_side = RED if index % 2 == 0 else BLUE
+            a_side = first_side(index)
             old, now = base[(pair, seed, index)][0], new[(pair, seed, index)][0]
             if old.start.board != now.start.board:
                 raise SystemExit(f"round {index + 1} of {pair[0]} v {pair[1]}, seed {seed}, starts from different "
@@ -83,8 +83,8 @@ def compare(base: dict[Key, tuple[Game, str]], new: dict[Key, tuple[Game, str]])
         better = sum(POINTS[n] > POINTS[b] for _, _, b, n in changed)
         lines.append(f"  results changed: {len(changed)} (better {better}, worse {len(changed) - better})")
         for i, p, b, n in changed:
-            lines.append(f"    round {i + 1} ({'Red' if i % 2 == 0 else 'Blue'}): {LETTER[b]} -> {LETTER[n]}, "
-                         f"parted at ply {p}")
+            colour = "Red" if first_side(i) == RED else "Blue"
+            lines.append(f"    round {i + 1} ({colour}): {LETTER[b]} -> {LETTER[n]}, parted at ply {p}")
     return lines
 
 

@@ -96,13 +96,20 @@ def player(name: str, seed: int, bots: dict[str, str], timeout: float, memory: s
     return make_player(name, seed)
 
 
+def first_side(index: int) -> int:
+    """The colour of a pairing's first-named player in game ``index`` (0-based): Red in even games, Blue in odd
+    ones, so colours alternate."""
+    return RED if index % 2 == 0 else BLUE
+
+
 def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float, str | None, bool]) -> Result:
     """Play game ``index`` of a pairing; the first-named player is Red in even games, Blue in odd ones."""
     (a, b), index, ruleset, seed, max_plies, bots, timeout, memory, keep = task
     s = game_seed(seed, hash_pairing((a, b)) * 100_000 + index)
     first, second = player(a, s, bots, timeout, memory), player(b, s + 1, bots, timeout, memory)
-    red, blue = (first, second) if index % 2 == 0 else (second, first)
-    name = {RED: a if index % 2 == 0 else b, BLUE: b if index % 2 == 0 else a}
+    a_side = first_side(index)
+    red, blue = (first, second) if a_side == RED else (second, first)
+    name = {RED: a if a_side == RED else b, BLUE: b if a_side == RED else a}
     times: dict[str, list[float]] = defaultdict(list)
 
     def observe(_state: object, side: int, _move: object, seconds: float) -> None:
@@ -111,7 +118,6 @@ def play(task: tuple[tuple[str, str], int, str, int, int, dict[str, str], float,
     start = time.perf_counter()
     result = play_match(red, blue, ruleset, s, max_plies=max_plies, observer=observe)
     outcome = result.outcome
-    a_side = RED if index % 2 == 0 else BLUE
     decided = outcome is not None and outcome.winner is not None
     score = "draw" if not decided else "win" if outcome.winner == a_side else "loss"  # type: ignore[union-attr]
     termination = "move limit" if outcome is None else outcome.termination.value
@@ -208,7 +214,7 @@ def keyed_games(paths: list[str], option: str = "--tally") -> dict[Key, tuple[Ga
                 raise SystemExit(f"{option}: {place}: not a game of this benchmark (Event {h.get('Event')!r}, "
                                  f"Round {h.get('Round')!r})")
             pair, seed, index = (m["a"], m["b"]), int(m["seed"]), int(h["Round"]) - 1
-            a_side = RED if index % 2 == 0 else BLUE
+            a_side = first_side(index)
             if (h.get("Red"), h.get("Blue")) != ((pair[0], pair[1]) if a_side == RED else (pair[1], pair[0])):
                 raise SystemExit(f"{option}: {place}: round {index + 1} of {pair[0]} v {pair[1]} has {pair[0]} as "
                                  f"{'Red' if a_side == RED else 'Blue'}, but Red is {h.get('Red')!r} and Blue "
@@ -237,7 +243,7 @@ def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, l
     seeds: list[int] = []
     rulesets: set[str] = set()
     for (pair, seed, index), (game, _) in keyed_games(paths).items():
-        a_side = RED if index % 2 == 0 else BLUE
+        a_side = first_side(index)
         rulesets.add(game.ruleset.name)
         termination = game.headers.get("Termination") or "move limit"
         results.append(Result(pair, index, a_side, score_of(game, a_side), termination,
