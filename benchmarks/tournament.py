@@ -26,7 +26,11 @@ reads the records such runs kept (``.sgn.partial`` and gzipped ``.sgn.gz`` files
 checks for all their games together, with the rounds each pairing holds; a round found twice (in two parts, or
 played by two versions of the code) is an error naming both places.  Records keep no move times, so a tally
 has none; but the whole run's median and 95th percentile move time are at most the largest of its parts' (at
-most half, or 5 %, of each part's moves are slower than that part's figure).
+most half, or 5 %, of each part's moves are slower than that part's figure).  ``--colour red`` (or ``blue``)
+plays only the rounds among those in which the first-named player has that colour: against a bot that plays
+the same way whenever it gets the same moves (ramen has no randomness and one setup per colour), two versions
+of a level given the same rounds play the same games until their moves differ, so ``benchmarks/paired.py``
+compares them round by round, and a colour that fails a target is measured without the other's games.
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
@@ -298,6 +302,8 @@ def main() -> None:
                         help="skip the first K games of each pairing, playing rounds K+1 to K+GAMES (default 0): "
                              "a long pairing split over several runs plays exactly the games (seeds, colours) of "
                              "one run")
+    parser.add_argument("--colour", choices=("red", "blue"), default=None,
+                        help="play only the rounds (of those above) in which the first-named player has this colour")
     parser.add_argument("--max-plies", type=int, default=4000, help="unfinished games count as draws")
     parser.add_argument("--pairing", action="append", default=None,
                         help="only this pairing, e.g. hard:medium or hard:peternlewis (repeatable)")
@@ -345,7 +351,8 @@ def main() -> None:
     cost = {"random": 0, **{level: 2 ** i for i, level in enumerate(LEVELS)}}
     keep = args.records is not None
     tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout, args.memory, keep)
-             for pair in pairs for i in range(args.first_game, args.first_game + args.games)]
+             for pair in pairs for i in range(args.first_game, args.first_game + args.games)
+             if args.colour is None or first_side(i) == (RED if args.colour == "red" else BLUE)]
     tasks.sort(key=lambda t: -(cost.get(t[0][0], 4) + cost.get(t[0][1], 4)))
     results: list[Result] = []
     start = time.perf_counter()
@@ -372,8 +379,12 @@ def main() -> None:
         os.remove(partial)
         print(f"{len(texts)} games written to {args.records}", file=sys.stderr)
     span = f" (rounds {args.first_game + 1} to {args.first_game + args.games})" if args.first_game else ""
-    report(results, pairs, f"Tournament: {ruleset}, {args.games} games per pairing{span}, colours alternating, seed "
-                           f"{args.seed}, {args.processes} processes, {wall:.0f} s wall clock"
+    colours = "colours alternating"
+    if args.colour:
+        span = f" (of rounds {args.first_game + 1} to {args.first_game + args.games})"
+        colours = f"the first-named as {args.colour.title()}"
+    report(results, pairs, f"Tournament: {ruleset}, {len(tasks) // max(1, len(pairs))} games per pairing{span}, "
+                           f"{colours}, seed {args.seed}, {args.processes} processes, {wall:.0f} s wall clock"
                            + (f"; kit levels remember setups in {args.memory}" if args.memory else ""), list(bots))
 
 

@@ -703,6 +703,9 @@ def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_ru
     assert part == whole[1:]
     assert [g.headers["Round"] for g in read_games(tmp_path / "last.sgn")] == ["2", "3"]
     assert games("first.sgn", "--games", "1") == whole[:1]
+    # --colour plays only the rounds in which the first-named player has that colour, as in the whole run.
+    assert games("red.sgn", "--games", "3", "--colour", "red") == [whole[0], whole[2]]
+    assert games("blue.sgn", "--games", "3", "--colour", "blue") == whole[1:2]
 
     def table(*names: str) -> list[str]:
         done = run("--tally", *(str(tmp_path / n) for n in names))
