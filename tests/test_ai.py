@@ -1350,6 +1350,38 @@ def test_the_losses_benchmark_weighs_attacks_on_unseen_pieces(monkeypatch: pytes
     assert table[3] == ""
 
 
+def test_the_losses_benchmark_tells_results_by_where_the_setups_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchmarks/losses.py`` names each side's setup by the plan of the setup library it is (a mirror image
+    under the plan's name) or "generated", and prints W-D-L per setup for the player's and the enemy's."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("losses", ROOT / "benchmarks" / "losses.py")
+    assert spec is not None and spec.loader is not None
+    losses = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "losses", losses)
+    spec.loader.exec_module(losses)
+    plans = library(CLASSIC)
+    name = sorted(plans)[0]
+    twin = mirrored(plans[name])
+    assert twin is not None
+    drawn = statistical_setup(CLASSIC, 7)
+    assert str(drawn) not in {str(p) for p in plans.values()}
+    reports = []
+    for red, blue, result in ((plans[name], drawn, "1-0"), (drawn, twin, "0-1"), (twin, drawn, "1/2-1/2")):
+        game = Game(State.new(red, blue, CLASSIC), {"Red": "hard", "Blue": "medium", "Result": result})
+        reports.append(losses.report(game, RED))
+    assert [r.setups for r in reports] == [(name, "generated"), ("generated", f"{name} (mirrored)"),
+                                           (f"{name} (mirrored)", "generated")]
+    assert losses.plan_of(make("A1:rF E4:rX A10:bF E5:bB"), RED) == "-"  # no setup: a lesson position
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        losses.print_report(reports, "hard")
+    table = out.getvalue().split("results by setup")[1].splitlines()
+    assert [line.split()[-2:] for line in table[1:5]] == [["1-1-0", "100%"], ["0-0-1", "0%"], ["0-0-1", "0%"],
+                                                            ["1-1-0", "100%"]]
+    assert table[1].startswith(f"its own: {name} ") and table[2].startswith("its own: generated ")
+    assert table[3].startswith(f"the enemy's: {name} ") and table[4].startswith("the enemy's: generated ")
+
+
 def test_the_paired_benchmark_finds_where_two_versions_parted(tmp_path: Path) -> None:
     """``benchmarks/paired.py`` compares two sets of records of the same seeds round by round: the rounds played
     alike are the same game, and a round whose game took another move at ply 5 and another result is counted
