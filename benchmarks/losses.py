@@ -43,11 +43,10 @@ from tournament import READ_ERRORS, read_records  # this folder's sibling script
 
 from strategolab.ai import LEVELS, piece_values
 from strategolab.board import square_row
-from strategolab.errors import StrategolabError
+from strategolab.notation import _setups_of  # the two setups a fresh start position was made from
 from strategolab.records import Game
 from strategolab.rules import BattleResult
 from strategolab.setup_library import library, mirrored
-from strategolab.setups import Setup
 from strategolab.state import Battle, State
 
 
@@ -100,14 +99,10 @@ def plan_of(state: State, side: int) -> str:
     """Where ``side``'s setup in the start position ``state`` came from: the name of a plan of the kit's setup
     library (``strategolab.setup_library.library``, " (mirrored)" for its mirror image), "generated" for any
     other setup (the kit's players draw those from real players' statistics), "-" if it is no fresh setup."""
-    places = {sq: piece.type for sq in state.squares(side) if (piece := state.piece_at(sq)) is not None}
-    try:
-        made = Setup.from_placements(places, side, state.ruleset)
-    except StrategolabError:
+    setups = _setups_of(state)
+    if setups is None:
         return "-"
-    if state.ply or not made.is_valid():
-        return "-"
-    setup = str(made)
+    setup = str(setups[side])
     for name, plan in library(state.ruleset).items():
         if str(plan) == setup:
             return name

@@ -350,9 +350,10 @@ def main() -> None:
     # Costliest pairings first so the workers finish together.
     cost = {"random": 0, **{level: 2 ** i for i, level in enumerate(LEVELS)}}
     keep = args.records is not None
+    colour = {"red": RED, "blue": BLUE}.get(args.colour)  # None: both
     tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout, args.memory, keep)
              for pair in pairs for i in range(args.first_game, args.first_game + args.games)
-             if args.colour is None or first_side(i) == (RED if args.colour == "red" else BLUE)]
+             if colour is None or first_side(i) == colour]
     tasks.sort(key=lambda t: -(cost.get(t[0][0], 4) + cost.get(t[0][1], 4)))
     results: list[Result] = []
     start = time.perf_counter()
