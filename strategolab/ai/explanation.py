@@ -35,7 +35,7 @@ class Reasoning:
     worlds: int
     nodes: int
     flag_guesses: list[tuple[Square, float]] = field(default_factory=list)  # likeliest enemy Flag squares
-    memory: str = ""  # what past games against this opponent it draws on (RememberingPlayer), in words
+    memory: str = ""  # what past games against this opponent (RememberingPlayer) or the setup library it draws on
     flag_race: str = ""  # a race to its own Flag it sees itself losing, and whether its move stops it
     verified: int = 0  # how many of the best moves were searched again a ply deeper (Level.verify)
     depth: int = 0  # plies of that deeper search
