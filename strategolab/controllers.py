@@ -257,7 +257,8 @@ _LEVEL_WORDS = {
               "imagines {worlds} ways the hidden pieces might stand.",
     "hard": "At hard level it looks two moves ahead (in a small army three: its own next move too; in a full "
             "army it looks three ahead at its best four moves once more), reads how your pieces behave as a clue "
-            "to what they are, and imagines {worlds} ways the hidden pieces might stand.",
+            "to what they are, knows the ready-made setups (and spots yours if it is one), and imagines {worlds} "
+            "ways the hidden pieces might stand.",
 }
 
 
@@ -398,7 +399,18 @@ class PlayController(Messages):
         self.setup = setups[name]
         self.selected = None
         self.setup_name = name
-        self.say(f"Ready-made setup {name!r}: {describe(name, self.ruleset)}.")
+        words = f"Ready-made setup {name!r}: {describe(name, self.ruleset)}."
+        if self._knows_library():
+            words += (f" The computer at {self.level} level knows the ready-made setups too: once its battles show "
+                      f"pieces where this one has them, it expects the rest.")
+        self.say(words)
+
+    def _knows_library(self) -> bool:
+        """Does the opponent's level know the setup library's plans (``Level.book``), so may spot one?"""
+        from strategolab.ai import LEVELS as COMPUTER_LEVELS
+
+        level = COMPUTER_LEVELS.get(self.level)
+        return level is not None and level.book
 
     def shuffle(self) -> None:
         """Deploy the pieces afresh, at random but the way real players do (no Flag in the front row)."""
