@@ -257,7 +257,8 @@ _LEVEL_WORDS = {
               "imagines {worlds} ways the hidden pieces might stand.",
     "hard": "At hard level it looks two moves ahead (in a small army three: its own next move too; in a full "
             "army it looks three ahead at its best four moves once more), reads how your pieces behave as a clue "
-            "to what they are, and imagines {worlds} ways the hidden pieces might stand.",
+            "to what they are, knows the ready-made setups (and spots yours if it is one), and imagines {worlds} "
+            "ways the hidden pieces might stand.",
 }
 
 
@@ -282,6 +283,14 @@ def explain(why: Reasoning, subject: str, flag: str = "your Flag") -> str:
     if why.flag_guesses and why.flag_guesses[0][1] >= 0.1:  # a real idea of where the Flag is
         lines.append(f"It looks for {flag} on " + ", ".join(
             f"{square_name(sq)} ({p:.0%})" for sq, p in why.flag_guesses[:3]) + ".")
+    if why.plan is not None:  # hard knows the ready-made setups (Level.book) and takes the enemy's for one
+        name, odds = why.plan
+        plan = name.removesuffix(" (mirrored)")
+        whose = flag.removesuffix("Flag").strip()
+        lines.append(f"It takes {whose} setup for the ready-made {plan!r}"
+                     + (" turned left to right" if plan != name else "")
+                     + f" ({odds:.0%}, from what the battles have shown), so it expects {whose} other pieces "
+                       f"where that setup has them.")
     return "\n".join(lines)
 
 
@@ -398,7 +407,18 @@ class PlayController(Messages):
         self.setup = setups[name]
         self.selected = None
         self.setup_name = name
-        self.say(f"Ready-made setup {name!r}: {describe(name, self.ruleset)}.")
+        words = f"Ready-made setup {name!r}: {describe(name, self.ruleset)}."
+        if self._knows_library():
+            words += (f" The computer at {self.level} level knows the ready-made setups too: once its battles show "
+                      f"pieces where this one has them, it expects the rest.")
+        self.say(words)
+
+    def _knows_library(self) -> bool:
+        """Does the opponent's level know the setup library's plans (``Level.book``), so may spot one?"""
+        from strategolab.ai import LEVELS as COMPUTER_LEVELS
+
+        level = COMPUTER_LEVELS.get(self.level)
+        return level is not None and level.book
 
     def shuffle(self) -> None:
         """Deploy the pieces afresh, at random but the way real players do (no Flag in the front row)."""

@@ -133,6 +133,18 @@ def mirrored(setup: Setup) -> Setup | None:
     return Setup(rs, tuple(pieces))
 
 
+def book(ruleset: str | Ruleset | None = None) -> tuple[tuple[str, Setup], ...]:
+    """Every plan of the :func:`library` and its mirror image (named "NAME (mirrored)", where the board allows
+    one and it differs), in name order: the setups a player who knows the library can recognise."""
+    out = []
+    for name, setup in sorted(library(ruleset).items()):
+        out.append((name, setup))
+        twin = mirrored(setup)
+        if twin is not None and twin != setup:
+            out.append((f"{name} (mirrored)", twin))
+    return tuple(out)
+
+
 # -- the statistics-following generator ----------------------------------------------------------------
 
 
@@ -298,4 +310,4 @@ def choose_setup(ruleset: str | Ruleset | None = None, rng: random.Random | int 
     return "generated", statistical_setup(rs, rnd)
 
 
-__all__ = ["choose_setup", "describe", "library", "mirrored", "placement_weights", "statistical_setup"]
+__all__ = ["book", "choose_setup", "describe", "library", "mirrored", "placement_weights", "statistical_setup"]

@@ -169,6 +169,16 @@ def test_deployment_swaps_two_squares_and_offers_ready_made_setups() -> None:
         c.use_setup("no such plan")
 
 
+def test_a_ready_made_setup_says_whether_the_computer_knows_the_setup_library() -> None:
+    """Hard knows the library's plans (``Level.book``) and may spot one: a player who deploys one is told so;
+    at a level that does not know them, nothing is said."""
+    for level, told in (("hard", True), ("medium", False), ("easy", False)):
+        c = PlayController("classic", level, seed=1)
+        c.use_setup(c.setup_names()[0])
+        assert c.message.startswith("Ready-made setup")
+        assert ("knows the ready-made setups too" in c.message) is told, (level, c.message)
+
+
 def test_settings_change_while_deploying_only() -> None:
     c = PlayController(seed=3)
     c.configure(ruleset="pocket", level="medium", first="computer")

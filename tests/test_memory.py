@@ -228,3 +228,61 @@ def test_a_memory_it_cannot_write_warns_and_the_game_goes_on(tmp_path: Path) -> 
     texts = [str(c.message) for c in caught]
     assert len(texts) == 1 and "cannot keep this game in the memory" in texts[0], texts
     assert blocker.read_text() == "a file where the memory should be"
+
+
+def test_hard_knows_the_setup_library_and_recognises_a_plan_from_what_a_game_shows() -> None:
+    """Hard (Level.book) weighs each plan of the setup library and its mirror image against real players'
+    statistics by the types the game has shown: in a recorded isf game against medium's twin-fortress it names
+    the plan and expects the Flag where the plan has it; against a setup of the statistics' own the plans soon
+    weigh nothing, and medium (no book) and a lesson position (no whole setup) use the statistics alone."""
+    import gzip
+
+    from strategolab.ai.beliefs import read_history
+    from strategolab.ai.player import _book, _fresh_army
+    from strategolab.notation import read_games
+    from strategolab.rules import get_ruleset
+    from strategolab.setup_library import book, library, mirrored, statistical_setup
+
+    isf = get_ruleset("isf")
+    names = [name for name, _ in book(isf)]
+    assert len(names) == 2 * len(library(isf)) and "twin-fortress (mirrored)" in names
+    assert dict(book(isf))["twin-fortress (mirrored)"] == mirrored(library(isf)["twin-fortress"])
+    records = Path(__file__).parent.parent / "benchmarks" / "results" / "hard-a4db27f" / "ladder-isf_r1-50.sgn.gz"
+    with gzip.open(records, "rt") as file:
+        game = next(g for g in read_games(file) if g.headers["Round"] == "23")  # medium is Blue, in twin-fortress
+    assert game.headers["Blue"] == "medium"
+    plan = library(isf)["twin-fortress"]
+    state = game.state()
+    flag = next(s for s in state.squares(BLUE) if state.piece_at(s).type.is_flag)  # type: ignore[union-attr]
+    assert str(Setup.from_placements({s: state.piece_at(s).type for s in state.squares(BLUE)},  # type: ignore
+                                     BLUE, isf)) in (str(plan), str(mirrored(plan)))
+    for move in list(game.mainline_moves())[:120]:  # hard (Red) to move at ply 120, battles fought
+        state.push(move)
+    assert state.turn == RED
+    view = state.view(RED)
+    assert _fresh_army(view, read_history(view))
+    hard, medium = ComputerPlayer("hard", seed=1), ComputerPlayer("medium", seed=1)
+    hard.choose_move(view)
+    assert hard.last_reasoning is not None and "twin-fortress" in hard.last_reasoning.memory
+    assert "twin-fortress" in str(hard.last_reasoning)
+    name, odds = hard.last_reasoning.plan or ("", 0.0)
+    assert name in ("twin-fortress", "twin-fortress (mirrored)") and odds >= 0.5
+    from strategolab.controllers import explain  # the learner's words say it too, of "your" setup
+
+    words = explain(hard.last_reasoning, "The computer")
+    assert "It takes your setup for the ready-made 'twin-fortress'" in words and f"({odds:.0%}," in words
+    assert hard.beliefs(view)[flag]["Flag"] > 0.9 > medium.beliefs(view)[flag]["Flag"]
+    medium.choose_move(view)
+    assert medium.last_reasoning is not None and medium.last_reasoning.memory == ""
+    assert medium.last_reasoning.plan is None and "ready-made" not in explain(medium.last_reasoning, "The computer")
+    # A setup drawn from the statistics: what a game shows leaves the plans nothing.
+    other = State.new(statistical_setup(isf, 5), statistical_setup(isf, 6), isf)
+    _, mix = _book(isf)
+    index = {k.name: j for j, k in enumerate(isf.piece_types)}
+    drawn = statistical_setup(isf, 6)
+    shown = {i: index[k.name] for i, k in enumerate(drawn.pieces) if k is not None and i % 4 == 0}
+    assert mix.posterior({})[0] == pytest.approx(0.9, abs=0.01)  # a tenth of the prior is the plans'
+    assert mix.posterior(shown)[0] > 0.99
+    assert _fresh_army(other.view(RED), read_history(other.view(RED)))
+    lesson = make("A1:rF E4:rX A10:bF E5:bB")
+    assert not _fresh_army(lesson.view(RED), read_history(lesson.view(RED)))

@@ -35,13 +35,14 @@ class Reasoning:
     worlds: int
     nodes: int
     flag_guesses: list[tuple[Square, float]] = field(default_factory=list)  # likeliest enemy Flag squares
-    memory: str = ""  # what past games against this opponent it draws on (RememberingPlayer), in words
+    memory: str = ""  # what past games against this opponent (RememberingPlayer) or the setup library it draws on
     flag_race: str = ""  # a race to its own Flag it sees itself losing, and whether its move stops it
     verified: int = 0  # how many of the best moves were searched again a ply deeper (Level.verify)
     depth: int = 0  # plies of that deeper search
     verify_worlds: int = 0  # in how many of the worlds
     planned: int = 0  # how many the level would have searched again, when the time limit allowed fewer
     time_limit: float | None = None  # the seconds a move may take (ComputerPlayer.time_limit)
+    plan: tuple[str, float] | None = None  # the setup library's plan the enemy's setup looks like, and its odds
 
     def __str__(self) -> str:
         guesses = "guess" if self.worlds == 1 else "guesses"

@@ -38,6 +38,9 @@ class Level:
     # while a race to our Flag is on, a move counts what it leaves of the race at the root too, not only at
     # the search's leaves (the race term of Model, so only where the level guards)
     race_root: bool = False
+    # knows the plans of the setup library (and their mirror images) as setups an enemy may use: a battle that
+    # shows what a plan has where it has it makes that plan likelier (ComputerPlayer._prior, BOOK_FRESH)
+    book: bool = False
 
 
 LEVELS: dict[str, Level] = {
@@ -55,8 +58,9 @@ LEVELS: dict[str, Level] = {
     "medium": Level("medium", worlds=4, depth=2, priors=True, soft_evidence=False, opponent_model=True,
                     guard=80.0, noise=1.0, small_army_depth=1, small_army_noise=2.0, alarm_depth=2),
     # The same search in four times as many worlds (three plies in a small army, else a second look at its
-    # best four moves three plies deep), behavioural evidence, the hunt, a Spy that lurks, and almost no noise.
+    # best four moves three plies deep), behavioural evidence, the hunt, a Spy that lurks, the setup library's
+    # plans among the setups it expects, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
-                  race_root=True),
+                  race_root=True, book=True),
 }

@@ -52,24 +52,27 @@ class Mixture:
     """The remembered setups of one opponent as a prior (:func:`mixture`), prepared once per game: what each
     setup adds to the statistics, and the logarithms its weighing needs, do not change from move to move."""
 
-    def __init__(self, weights: Sequence[Sequence[float]], remembered: Sequence[Mapping[int, int]]) -> None:
+    def __init__(self, weights: Sequence[Sequence[float]], remembered: Sequence[Mapping[int, int]],
+                 fresh: float = NEW_SETUP) -> None:
         n_kinds, n = len(weights), len(weights[0])
         totals = [sum(weights[k][i] for k in range(n_kinds)) or 1.0 for i in range(n)]
         # real players' probability of type k on square i
         stat = [[max(weights[k][i] / totals[i], 1e-9) for k in range(n_kinds)] for i in range(n)]
         self.weights = weights
         self.remembered = remembered
+        self.fresh = fresh  # the prior weight of "a setup not seen before", each remembered one weighing 1
         self.log_stat = [[math.log(p) for p in row] for row in stat]
         self.log_change = [[math.log(CHANGE * p) for p in row] for row in stat]
         # What each remembered setup moves its squares by, towards the types it showed.
         self.deltas = [[(i, j, totals[i] * (RECALL * (j == k) + (1.0 - RECALL) * stat[i][j]) - weights[j][i])
                         for i, k in setup.items() for j in range(n_kinds)] for setup in remembered]
 
-    def prior(self, now: Mapping[int, int]) -> list[list[float]]:
-        """The prior, each hypothesis weighed by how well it explains the types this game has shown (``now``)."""
+    def posterior(self, now: Mapping[int, int]) -> list[float]:
+        """How likely each hypothesis is given the types this game has shown (``now``): "a setup not seen
+        before" first, then each remembered setup in order; they sum to 1."""
         log_stat, log_change = self.log_stat, self.log_change
         keep = math.log(1.0 - CHANGE)
-        fresh = math.log(NEW_SETUP) + sum(log_stat[i][k] for i, k in now.items())
+        fresh = math.log(self.fresh) + sum(log_stat[i][k] for i, k in now.items())
         logs = [fresh]
         for setup in self.remembered:
             x = 0.0
@@ -80,7 +83,12 @@ class Mixture:
         top = max(logs)
         w = [math.exp(x - top) for x in logs]
         mass = sum(w)
-        w = [x / mass for x in w]
+        return [x / mass for x in w]
+
+    def prior(self, now: Mapping[int, int], posterior: Sequence[float] | None = None) -> list[list[float]]:
+        """The prior, each hypothesis weighed by how well it explains the types this game has shown (``now``;
+        ``posterior``: :meth:`posterior` of it, if already worked out)."""
+        w = self.posterior(now) if posterior is None else posterior
         out = [list(row) for row in self.weights]  # every hypothesis starts from the statistics ...
         for share, delta in zip(w[1:], self.deltas, strict=True):
             for i, j, d in delta:  # ... and a remembered one moves its squares towards what it showed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import os
@@ -10,10 +11,10 @@ import warnings
 from collections.abc import Callable
 from time import perf_counter as _clock
 
-from strategolab.board import Square, square_name
+from strategolab.board import Square, geometry, square_name
 from strategolab.rules import PLAYER_NAMES, PieceType, Ruleset, get_ruleset
+from strategolab.setup_library import book, placement_weights
 from strategolab.setup_library import choose_setup as _library_setup
-from strategolab.setup_library import placement_weights
 from strategolab.setups import Setup
 from strategolab.state import KIND, Move, Piece, State
 from strategolab.views import View
@@ -61,6 +62,8 @@ class ComputerPlayer:
         self.name = name or f"computer ({level.name})"
         self.last_reasoning: Reasoning | None = None
         self.last_setup_plan: str | None = None
+        self._book_plan: tuple[str, float] | None = None  # the library's plan the enemy's setup looks like
+        self._book_words = ""  # the same in words (Level.book)
 
     def __repr__(self) -> str:
         return f"ComputerPlayer({self.level.name!r}, seed={self.seed}{self._limit_repr()})"
@@ -165,7 +168,7 @@ class ComputerPlayer:
                                         sum(s.nodes for s in searches), guesses, self._recall(),
                                         _race_words(view, model, worlds[0], unknown, races, choice),
                                         verified, depth + 1 if verified else depth, looked if verified else 0,
-                                        planned if verified < planned else 0, self.time_limit)
+                                        planned if verified < planned else 0, self.time_limit, self._book_plan)
         return choice
 
     def _verify(self, cands: list[Candidate], n: int, searches: list[Search], roots: list[float],
@@ -197,11 +200,26 @@ class ComputerPlayer:
         return out + cands[len(out):], len(out)
 
     def _prior(self, view: View, history: History) -> list[list[float]] | None:
-        """Priors that replace real players' statistics (None: those); :class:`RememberingPlayer` has some."""
-        return None
+        """Priors that replace real players' statistics (None: those): with :attr:`Level.book`, the plans of
+        the setup library weighed by what the game has shown; :class:`RememberingPlayer` has its own."""
+        self._book_words, self._book_plan = "", None
+        if not (self.level.book and self.level.priors and _fresh_army(view, history)):
+            return None
+        rs = view.ruleset
+        names, mixture = _book(rs)
+        if not names:
+            return None
+        index = {k.name: j for j, k in enumerate(rs.piece_types)}
+        now = {i: index[k.name] for i, k in shown_setup(view, history).items()}
+        odds = mixture.posterior(now)
+        best = max(range(1, len(odds)), key=odds.__getitem__)
+        if odds[best] >= 0.5:
+            self._book_plan = (names[best - 1], odds[best])
+            self._book_words = f"its setup looks like the setup library's {names[best - 1]} plan ({odds[best]:.0%})"
+        return mixture.prior(now, odds)
 
     def _recall(self) -> str:
-        return ""
+        return self._book_words
 
     def _evaluate(self, move: Move, searches: list[Search], roots: list[float],
                   beliefs: dict[Square, list[float]], view: View, depth: int) -> float:
@@ -317,7 +335,7 @@ class RememberingPlayer(ComputerPlayer):
 
     def _prior(self, view: View, history: History) -> list[list[float]] | None:
         if self.opponent is None or self.game is None or not self.level.priors:
-            return None
+            return super()._prior(view, history)
         rs = view.ruleset
         if self._past is None:
             self._past = Mixture(placement_weights(rs), self.memory.games(self.opponent, rs, exclude=self.game))
@@ -331,15 +349,45 @@ class RememberingPlayer(ComputerPlayer):
                               "without saving it", stacklevel=2)
             self._kept = shown
         if not self._past.remembered:
-            return None
+            return super()._prior(view, history)
+        self._book_words, self._book_plan = "", None
         index = {k.name: j for j, k in enumerate(rs.piece_types)}
         return self._past.prior({i: index[k.name] for i, k in shown.items()})
 
     def _recall(self) -> str:
         if self._past is None or not self._past.remembered:
-            return ""
+            return super()._recall()
         n = len(self._past.remembered)
         return f"expects a setup like the {n} {'setup' if n == 1 else 'setups'} of {self.opponent} it remembers"
+
+
+# The weight of "a setup of its own" against each plan of the setup library and its mirror image, for a level
+# that knows the library (Level.book): with the six classic plans and their mirrors, a tenth of the prior is the
+# plans'.  A battle or two that show what a plan has where it has it make the plan likelier than the rest;
+# against a player who does not use the library, what it shows soon leaves the plans nothing.
+BOOK_FRESH = 108.0
+
+
+@functools.cache
+def _book(rs: Ruleset) -> tuple[tuple[str, ...], Mixture]:
+    """The names of the library's plans and their mirror images, and the prior they make with real players'
+    statistics (:class:`Mixture`, each plan one hypothesis)."""
+    plans = book(rs)
+    index = {k.name: j for j, k in enumerate(rs.piece_types)}
+    setups = [{i: index[k.name] for i, k in enumerate(setup.pieces) if k is not None} for _, setup in plans]
+    return tuple(name for name, _ in plans), Mixture(placement_weights(rs), setups, fresh=BOOK_FRESH)
+
+
+def _fresh_army(view: View, history: History) -> bool:
+    """Did the enemy set up a whole army at the start (every piece it has or lost counted, each on the board
+    from a square of its setup zone), as the plans of the setup library do?  A lesson position may not."""
+    enemy = 1 - view.player
+    rs = view.ruleset
+    zone = set(geometry(rs).setup_squares[enemy])
+    here = view.squares(enemy)
+    if any(history.origin.get(s, s) not in zone for s in here):
+        return False
+    return len(here) + len(view.captured(enemy)) == sum(n for _, n in rs.army)
 
 
 def _check_view(view: object) -> None:
