@@ -257,7 +257,7 @@ _LEVEL_WORDS = {
               "imagines {worlds} ways the hidden pieces might stand.",
     "hard": "At hard level it looks two moves ahead (in a small army three: its own next move too; in a full "
             "army it looks three ahead at its best four moves once more), reads how your pieces behave as a clue "
-            "to what they are, knows the ready-made setups (and spots yours if it is one), and imagines {worlds} "
+            "to what they are, knows the ready-made setups (and spots one in use), and imagines {worlds} "
             "ways the hidden pieces might stand.",
 }
 
@@ -414,11 +414,10 @@ class PlayController(Messages):
         self.say(words)
 
     def _knows_library(self) -> bool:
-        """Does the opponent's level know the setup library's plans (``Level.book``), so may spot one?"""
-        from strategolab.ai import LEVELS as COMPUTER_LEVELS
+        """Does the computer opponent know the setup library's plans (``Level.book``), so may spot one?"""
+        from strategolab.ai import ComputerPlayer
 
-        level = COMPUTER_LEVELS.get(self.level)
-        return level is not None and level.book
+        return isinstance(self.opponent, ComputerPlayer) and self.opponent.level.book
 
     def shuffle(self) -> None:
         """Deploy the pieces afresh, at random but the way real players do (no Flag in the front row)."""

@@ -177,6 +177,12 @@ def test_a_ready_made_setup_says_whether_the_computer_knows_the_setup_library() 
         c.use_setup(c.setup_names()[0])
         assert c.message.startswith("Ready-made setup")
         assert ("knows the ready-made setups too" in c.message) is told, (level, c.message)
+    # What counts is the player it meets, not the level's name: a plugged-in player without the book says nothing.
+    from strategolab.ai import ComputerPlayer
+
+    c = PlayController("classic", "hard", seed=1, opponent=lambda _level, seed: ComputerPlayer("medium", seed))
+    c.use_setup(c.setup_names()[0])
+    assert "knows the ready-made setups" not in c.message
 
 
 def test_settings_change_while_deploying_only() -> None:

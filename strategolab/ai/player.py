@@ -205,13 +205,10 @@ class ComputerPlayer:
         self._book_words, self._book_plan = "", None
         if not (self.level.book and self.level.priors and _fresh_army(view, history)):
             return None
-        rs = view.ruleset
-        names, mixture = _book(rs)
+        names, mixture = _book(view.ruleset)
         if not names:
             return None
-        index = {k.name: j for j, k in enumerate(rs.piece_types)}
-        now = {i: index[k.name] for i, k in shown_setup(view, history).items()}
-        odds = mixture.posterior(now)
+        now, odds = book_odds(view, history)
         best = max(range(1, len(odds)), key=odds.__getitem__)
         if odds[best] >= 0.5:
             self._book_plan = (names[best - 1], odds[best])
@@ -376,6 +373,22 @@ def _book(rs: Ruleset) -> tuple[tuple[str, ...], Mixture]:
     index = {k.name: j for j, k in enumerate(rs.piece_types)}
     setups = [{i: index[k.name] for i, k in enumerate(setup.pieces) if k is not None} for _, setup in plans]
     return tuple(name for name, _ in plans), Mixture(placement_weights(rs), setups, fresh=BOOK_FRESH)
+
+
+def book_odds(view: View, history: History) -> tuple[dict[int, int], list[float]]:
+    """How likely the enemy's setup is "a setup of its own" (first) and each plan of :func:`_book` (in its
+    order), given what the game has shown (``view``, ``history``), with the types it showed by setup index."""
+    rs = view.ruleset
+    _, mixture = _book(rs)
+    index = {k.name: j for j, k in enumerate(rs.piece_types)}
+    now = {i: index[k.name] for i, k in shown_setup(view, history).items()}
+    # Where the enemy set its pieces is public (a setup smaller than its zone, as in barrage, leaves squares
+    # empty): a plan that leaves empty a square it used is not its setup.
+    zone = {sq: i for i, sq in enumerate(geometry(rs).setup_squares[1 - view.player])}
+    used = {zone[o] for s in view.squares(1 - view.player) if (o := history.origin.get(s, s)) in zone} | now.keys()
+    odds = [w if j == 0 or used <= mixture.remembered[j - 1].keys() else 0.0
+            for j, w in enumerate(mixture.posterior(now))]
+    return now, [w / sum(odds) for w in odds]
 
 
 def _fresh_army(view: View, history: History) -> bool:
