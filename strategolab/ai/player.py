@@ -386,9 +386,11 @@ def book_odds(view: View, history: History) -> tuple[dict[int, int], list[float]
     # empty): a plan that leaves empty a square it used is not its setup.
     zone = {sq: i for i, sq in enumerate(geometry(rs).setup_squares[1 - view.player])}
     used = {zone[o] for s in view.squares(1 - view.player) if (o := history.origin.get(s, s)) in zone} | now.keys()
-    odds = [w if j == 0 or used <= mixture.remembered[j - 1].keys() else 0.0
-            for j, w in enumerate(mixture.posterior(now))]
-    return now, [w / sum(odds) for w in odds]
+    odds = mixture.posterior(now)
+    if any(not used <= plan.keys() for plan in mixture.remembered):
+        odds = [w if j == 0 or used <= mixture.remembered[j - 1].keys() else 0.0 for j, w in enumerate(odds)]
+        odds = [w / sum(odds) for w in odds]
+    return now, odds
 
 
 def _fresh_army(view: View, history: History) -> bool:
