@@ -226,8 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nflee / stay: {runs} ran, {stays} stayed")
     if a["stay", True] and a["stay", False]:
         beaten, safe = a["run", True] / a["stay", True], a["run", False] / a["stay", False]
-        print(f"  runs per stay: a type the known piece beats {beaten:.2f}, any other {safe:.2f}; "
-              f"ratio {safe / beaten:.2f}")
+        ratio = f"{safe / beaten:.2f}" if beaten else "- (none that it beats ran)"
+        print(f"  runs per stay: a type the known piece beats {beaten:.2f}, any other {safe:.2f}; ratio {ratio}")
     return 0
 
 

@@ -675,6 +675,9 @@ def test_the_tournament_benchmark_plays_an_external_bot_keeps_its_games_and_chec
     assert seen.stdout.startswith("4 games of peternlewis in 2 record file(s): its hidden pieces' steps\n")
     assert re.search(r"^close: .*\nknown piece +steps +win +tie +lose +tie/win +lose/win\n", seen.stdout, re.M)
     assert re.search(r"^flee / stay: \d+ ran, \d+ stayed$", seen.stdout, re.M), seen.stdout
+    # The ratio of runs per stay has a line of its own when both kinds stayed; no run of a beaten type is no error.
+    assert "runs per stay" not in seen.stdout or re.search(
+        r"^  runs per stay: .*; ratio (\d+\.\d\d|- \(none that it beats ran\))$", seen.stdout, re.M), seen.stdout
     for args, error in (([str(out), "--player", "medium"], "'medium' played none of these games"),
                         ([str(broken), "--player", "hard"], f"{broken}: {broken}:1:1: "),
                         ([str(out)], "--records and --player go together")):
