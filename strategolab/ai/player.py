@@ -62,8 +62,7 @@ class ComputerPlayer:
         self.name = name or f"computer ({level.name})"
         self.last_reasoning: Reasoning | None = None
         self.last_setup_plan: str | None = None
-        self._book_plan: tuple[str, float] | None = None  # the library's plan the enemy's setup looks like
-        self._book_words = ""  # the same in words (Level.book)
+        self._book_plan: tuple[str, float] | None = None  # the library's plan the enemy's setup looks like, odds
 
     def __repr__(self) -> str:
         return f"ComputerPlayer({self.level.name!r}, seed={self.seed}{self._limit_repr()})"
@@ -202,7 +201,7 @@ class ComputerPlayer:
     def _prior(self, view: View, history: History) -> list[list[float]] | None:
         """Priors that replace real players' statistics (None: those): with :attr:`Level.book`, the plans of
         the setup library weighed by what the game has shown; :class:`RememberingPlayer` has its own."""
-        self._book_words, self._book_plan = "", None
+        self._book_plan = None
         if not (self.level.book and self.level.priors and _fresh_army(view, history)):
             return None
         names, mixture = _book(view.ruleset)
@@ -212,11 +211,13 @@ class ComputerPlayer:
         best = max(range(1, len(odds)), key=odds.__getitem__)
         if odds[best] >= 0.5:
             self._book_plan = (names[best - 1], odds[best])
-            self._book_words = f"its setup looks like the setup library's {names[best - 1]} plan ({odds[best]:.0%})"
         return mixture.prior(now, odds)
 
     def _recall(self) -> str:
-        return self._book_words
+        if self._book_plan is None:
+            return ""
+        name, odds = self._book_plan
+        return f"its setup looks like the setup library's {name} plan ({odds:.0%})"
 
     def _evaluate(self, move: Move, searches: list[Search], roots: list[float],
                   beliefs: dict[Square, list[float]], view: View, depth: int) -> float:
@@ -347,7 +348,7 @@ class RememberingPlayer(ComputerPlayer):
             self._kept = shown
         if not self._past.remembered:
             return super()._prior(view, history)
-        self._book_words, self._book_plan = "", None
+        self._book_plan = None
         index = {k.name: j for j, k in enumerate(rs.piece_types)}
         return self._past.prior({i: index[k.name] for i, k in shown.items()})
 
@@ -387,9 +388,11 @@ def book_odds(view: View, history: History) -> tuple[dict[int, int], list[float]
     zone = {sq: i for i, sq in enumerate(geometry(rs).setup_squares[1 - view.player])}
     used = {zone[o] for s in view.squares(1 - view.player) if (o := history.origin.get(s, s)) in zone} | now.keys()
     odds = mixture.posterior(now)
-    if any(not used <= plan.keys() for plan in mixture.remembered):
-        odds = [w if j == 0 or used <= mixture.remembered[j - 1].keys() else 0.0 for j, w in enumerate(odds)]
-        odds = [w / sum(odds) for w in odds]
+    possible = [used <= plan.keys() for plan in mixture.remembered]
+    if not all(possible):
+        odds = [odds[0]] + [w if ok else 0.0 for w, ok in zip(odds[1:], possible, strict=True)]
+        total = sum(odds)
+        odds = [w / total for w in odds]
     return now, odds
 
 
