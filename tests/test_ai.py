@@ -788,6 +788,50 @@ def test_a_race_to_the_flag_counts_only_when_it_cannot_be_won() -> None:
     assert model.race(state.board, True, {}) == pytest.approx(0.4 * win / 2 * Model.RACE_DECAY)
 
 
+# Session 33, ramen's round 89 (hard as Red) a ply before it was lost: the Flag on G1 behind Bombs on F1, H1 and
+# G2; the enemy piece on F3 (here a known Miner) is one step from F2, beside both F1 and G2.
+FORK = ("G1:rF F1:rB H1:rB G2:rB G3:rB D1:r4 H3:r6 E6:rX'! F3:b3'! A10:bF B10:bB C10:bB D9:b7 E9:b6 F9:b5 G9:b4 "
+        "H9:b9 I9:b8 J9:b2")
+
+
+def test_a_race_with_two_ways_in_needs_both_defenders_before_the_intruder_chooses() -> None:
+    """From F2 the Miner takes F1 or G2 and then the Flag.  Each way alone has its defender in time with a move
+    to spare (the Sergeant on D1 via E1, the Captain on H3 via H2), but the Miner shows its way only on F2, one
+    move from either: both defenders must be beside their square by then, and one move a turn brings one.
+    With Red to move that is just in time (Model.TIGHT); one move spent elsewhere loses it.  One way at a time
+    the race saw neither (the game: hard moved a Lieutenant on the far side, the Miner took F1, then the Flag).
+    """
+    def race(spec: str, ours: bool, forks: bool) -> float:
+        state = make(spec, turn=RED if ours else BLUE)
+        view = state.view(RED)
+        return Model(view, *belief_table(view), guard=80.0, forks=forks).race(state.board, ours, {})
+
+    lost = win_value(CLASSIC) / 2 * Model.RACE_DECAY ** 2  # a lost race two moves out
+    assert race(FORK, True, False) == 0.0
+    assert race(FORK, True, True) == pytest.approx(Model.TIGHT * lost)
+    assert race(FORK, False, False) == pytest.approx(Model.TIGHT * lost)
+    assert race(FORK, False, True) == pytest.approx(lost)
+    # Either defender's step keeps it just in time; both steps win it with a move to spare.  The Captain on H2
+    # alone guards both H1 and G2.
+    assert race(FORK.replace("D1:r4", "E1:r4"), False, True) == pytest.approx(Model.TIGHT * lost)
+    assert race(FORK.replace("H3:r6", "H2:r6"), False, True) == pytest.approx(Model.TIGHT * lost)
+    assert race(FORK.replace("D1:r4", "E1:r4").replace("H3:r6", "H2:r6"), False, True) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hard_brings_a_defender_before_a_fork_at_its_flag(seed: int) -> None:
+    """Hard steps one of the two defenders up now, and every other move scores far below both (without the
+    fork, the Marshal's step forward scored within 2 points of them)."""
+    state = make(FORK, turn=RED)
+    defend = {Move.parse("D1-E1"), Move.parse("H3-H2")}
+    for level in ("hard", TWO_PLY_HARD):
+        player = ComputerPlayer(level, seed=seed)
+        assert player.choose_move(state.view(RED)) in defend, str(player.last_reasoning)
+        worst = min(c.score for c in player.last_reasoning.candidates if c.move in defend)
+        others = [c.score for c in player.last_reasoning.candidates if c.move not in defend]
+        assert max(others) < worst - win_value(CLASSIC) / 8, str(player.last_reasoning)
+
+
 @pytest.mark.parametrize("level", ["medium", "hard"])
 def test_runs_from_a_known_stronger_piece(level: str) -> None:
     state = make("A1:rF B1:rB A2:rB J1:r2 E5:r6'! E6:bX'! J9:b5 J10:bF", turn=RED)

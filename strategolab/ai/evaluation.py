@@ -189,8 +189,10 @@ class Model:
     TOP = 1.0  # what holding the board's top adds to the pieces that hold it, as a share of their rank value
 
     def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0,
-                 theirs: dict[Square, list[float]] | None = None, hunt: bool = False, lurk: bool = False) -> None:
+                 theirs: dict[Square, list[float]] | None = None, hunt: bool = False, lurk: bool = False,
+                 forks: bool = False) -> None:
         rs = view.ruleset
+        self.forks = forks
         self.rs = rs
         self.me = me = view.player
         geo = view.geometry
@@ -546,6 +548,7 @@ class Model:
             return []
         approach = self._approach(board)
         battle = self.battle
+        forks = self.forks
         mine = self.me << 5
         decay = self.RACE_DECAY
         out = []
@@ -563,6 +566,7 @@ class Model:
                 row = battle[a]
                 defuses = row[self.blocker] == _ATTACKER_WINS
                 worst = None
+                ways: list[tuple[int, dict[Square, int], list[tuple[int, Square]]]] = []
                 for occupant, maps, defenders in approach:
                     t = maps[defuses].get(s)
                     if t is None:
@@ -570,25 +574,85 @@ class Model:
                     if occupant and row[occupant] != _ATTACKER_WINS:
                         continue  # it cannot take what stands there
                     allowed = t + 1 if ours_to_move else t
-                    soonest = min((m for m, k in defenders if battle[k][a] != _DEFENDER_WINS), default=None)
+                    stops = [(m, y) for m, k, y in defenders if battle[k][a] != _DEFENDER_WINS]
+                    if forks:
+                        ways.append((t, maps[defuses], stops))
+                    soonest = min((m for m, _ in stops), default=None)
                     behind = allowed + self.RACE_HORIZON if soonest is None else soonest - allowed
                     if behind < 0:
                         continue  # in time with a move to spare
                     cost = decay ** t * self.late(behind)
                     if worst is None or cost > worst[0]:
                         worst = (cost, t, behind)
+                if forks and len(ways) > 1:
+                    for t, behind in self._forks(board, s, defuses, ways, ours_to_move):
+                        cost = decay ** t * self.late(behind)
+                        if worst is None or cost > worst[0]:
+                            worst = (cost, t, behind)
                 if worst is not None:
                     lost.append((a, p, worst[1], worst[2]))
             if lost and mass > 0:
                 out.append((s, mass, lost))
         return out
 
+    def _forks(self, board: list[int], s: Square, defuses: bool,
+               ways: list[tuple[int, dict[Square, int], list[tuple[int, Square]]]],
+               ours_to_move: bool) -> list[tuple[int, int]]:
+        """Races the intruder on ``s`` wins by a fork: two ways to squares next to our Flag (``ways``: the moves
+        it needs to stand on each, the moves from every square to it, and our pieces that can stop it there
+        with the moves each needs to move onto it) that share their first steps.  It walks the shared part to
+        the last square from which both are still shortest (``f`` moves), and only then shows which way it
+        takes; our defenders must be near enough by then, and one move a turn serves one of them.  Each way's
+        defender may wait at most ``k - 1`` moves after the fork (``k``: the intruder's moves from there), so
+        two different defenders need ``max(0, m1 - k1) + max(0, m2 - k2)`` moves before it (one defender for
+        both the larger of the two), and we have ``f`` (one more if we are to move).  Returns, per pair of ways
+        whose fork comes too soon, (the fewer moves of the two, moves too late; 0 just in time).  One way at a
+        time, each looked in time when it was not: ramen's Miner on F3, a step from F2 beside the Bombs F1 and
+        G2 round hard's Flag on G1, with one defender for each way; hard moved neither (session 33)."""
+        mine = self.me << 5
+        blocker = self.blocker
+        neighbours = self.neighbours
+        horizon = self.RACE_HORIZON
+        # The moves from the intruder to every square it can pass (our pieces block it, a Bomb not a defuser).
+        reach = {s: 0}
+        frontier = [s]
+        for d in range(1, horizon + 1):
+            nxt = []
+            for x in frontier:
+                for y in neighbours[x]:
+                    if y in reach:
+                        continue
+                    e = board[y]
+                    if e and e & OWNER == mine and not (defuses and (e & KIND) == blocker):
+                        continue
+                    reach[y] = d
+                    nxt.append(y)
+            frontier = nxt
+        spare = 1 if ours_to_move else 0
+        out = []
+        for i, (t1, to1, stop1) in enumerate(ways):
+            for t2, to2, stop2 in ways[i + 1:]:
+                if not stop1 or not stop2 or not t1 or not t2:
+                    continue  # a way nobody guards is lost alone; one already reached, too
+                # The fork: the furthest square on a shortest way to both (the intruder's own square at least).
+                f = max(d for x, d in reach.items()
+                        if (r1 := to1.get(x)) and (r2 := to2.get(x)) and d + r1 == t1 and d + r2 == t2)
+                k1, k2 = t1 - f, t2 - f
+                # Two different defenders, each its own moves; or one for both, whose moves towards the one way
+                # serve the other (the squares next to a Flag lie close together).
+                need = min(max(0, m1 - k1) + max(0, m2 - k2) if y1 != y2 else max(0, m1 - k1, m2 - k2)
+                           for m1, y1 in stop1 for m2, y2 in stop2)
+                behind = need - f - spare
+                if need and behind >= 0:  # (no move needed before the fork: each way is its own race)
+                    out.append((min(t1, t2), behind))
+        return out
+
     def _approach(self, board: list[int]) -> list[tuple[int, tuple[dict[Square, int], dict[Square, int]],
-                                                        list[tuple[int, int]]]]:
+                                                        list[tuple[int, int, Square]]]]:
         """Per square next to our Flag: what of ours stands there (kind code, 0 if nothing of ours), the
         moves an enemy piece needs from each square to stand there (around our pieces; and through our Bombs,
         for a piece that defuses them), and our movable pieces that can move onto it (the moves each needs,
-        and its kind code), all within the horizon."""
+        its kind code and its square), all within the horizon."""
         mine = self.me << 5
         mobile = self.mobile
         horizon = self.RACE_HORIZON
@@ -630,7 +694,7 @@ class Model:
                         if not e:
                             nxt.append(y)
                         elif e & OWNER == mine and mobile[e & KIND]:
-                            defenders.append((k + 1, e & KIND))
+                            defenders.append((k + 1, e & KIND, y))
                 frontier = nxt
             out.append((occupant, (maps[0], maps[1]), defenders))
         return out

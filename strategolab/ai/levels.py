@@ -38,6 +38,9 @@ class Level:
     # while a race to our Flag is on, a move counts what it leaves of the race at the root too, not only at
     # the search's leaves (the race term of Model, so only where the level guards)
     race_root: bool = False
+    # the race to our Flag also counts an intruder with two ways in that share their first steps: two defenders
+    # must be near before it shows which way it takes, and one move a turn brings only one (Model._forks)
+    race_forks: bool = False
     # knows the plans of the setup library (and their mirror images) as setups an enemy may use: a battle that
     # shows what a plan has where it has it makes that plan likelier (ComputerPlayer._prior, BOOK_FRESH)
     book: bool = False
@@ -62,5 +65,5 @@ LEVELS: dict[str, Level] = {
     # plans among the setups it expects, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
-                  race_root=True, book=True),
+                  race_root=True, book=True, race_forks=True),
 }

@@ -113,7 +113,8 @@ class ComputerPlayer:
         hist = read_history(view)
         squares, table = belief_table(view, level.priors, level.soft_evidence, hist, self._prior(view, hist))
         theirs = dict(zip(*their_belief_table(view, hist), strict=True)) if level.opponent_model else None
-        model = Model(view, squares, table, level.guard, theirs, hunt=level.hunt, lurk=level.lurk)
+        model = Model(view, squares, table, level.guard, theirs, hunt=level.hunt, lurk=level.lurk,
+                      forks=level.race_forks)
         kinds = view.ruleset.piece_types
         left = remaining_hidden(view)
         moved = [view.has_moved(s) for s in squares]
