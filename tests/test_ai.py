@@ -830,6 +830,11 @@ def test_hard_brings_a_defender_before_a_fork_at_its_flag(seed: int) -> None:
         worst = min(c.score for c in player.last_reasoning.candidates if c.move in defend)
         others = [c.score for c in player.last_reasoning.candidates if c.move not in defend]
         assert max(others) < worst - win_value(CLASSIC) / 8, str(player.last_reasoning)
+        # The reasoning names the fork, and the chosen step as in time.
+        assert player.last_reasoning.flag_race == (
+            "its Flag on G1 is in a race: the Miner on F3 can stand next to it in 2 moves, by either of two ways: "
+            f"each needs a defender near before it shows which it takes; {player.last_reasoning.move} is in time "
+            "to stop it")
 
 
 @pytest.mark.parametrize("level", ["medium", "hard"])

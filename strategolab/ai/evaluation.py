@@ -20,8 +20,9 @@ _DEFENDER_WINS = int(BattleResult.DEFENDER_WINS)
 _BOTH_DIE = int(BattleResult.BOTH_DIE)
 # A race to our Flag we cannot win (or win with no move to spare): the enemy piece's square, the probability
 # that it moves at all, and each type it may be that wins the race, as (kind code, probability, moves it needs
-# to stand next to our Flag, moves our nearest defender that can stop it comes too late: 0 just in time).
-LostRace = tuple[Square, float, list[tuple[int, float, int, int]]]
+# to stand next to our Flag, moves our nearest defender that can stop it comes too late: 0 just in time, and the
+# ways in that race counts: 1, or 2 for a fork that our defenders cannot both cover, Model._forks).
+LostRace = tuple[Square, float, list[tuple[int, float, int, int, int]]]
 
 
 @functools.cache
@@ -511,7 +512,7 @@ class Model:
         late our defender is (:meth:`late`), over the types the intruder may be (given that it moves)."""
         _, mass, lost = race
         return sum(p * 0.5 * self.race_share * self.win * self.RACE_DECAY ** t * self.late(behind)
-                   for _, p, t, behind in lost) / mass
+                   for _, p, t, behind, _ in lost) / mass
 
     def late(self, behind: int) -> float:
         """How much of a lost race one counts whose defender comes ``behind`` moves too late: :attr:`TIGHT`
@@ -583,14 +584,14 @@ class Model:
                         continue  # in time with a move to spare
                     cost = decay ** t * self.late(behind)
                     if worst is None or cost > worst[0]:
-                        worst = (cost, t, behind)
+                        worst = (cost, t, behind, 1)
                 if forks and len(ways) > 1:
                     for t, behind in self._forks(board, s, defuses, ways, ours_to_move):
                         cost = decay ** t * self.late(behind)
                         if worst is None or cost > worst[0]:
-                            worst = (cost, t, behind)
+                            worst = (cost, t, behind, 2)
                 if worst is not None:
-                    lost.append((a, p, worst[1], worst[2]))
+                    lost.append((a, p, *worst[1:]))
             if lost and mass > 0:
                 out.append((s, mass, lost))
         return out

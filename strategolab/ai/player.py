@@ -286,12 +286,14 @@ def _race_words(view: View, model: Model, world: State, unknown: dict[Square, Pa
     if not races:
         return ""
     sq, mass, lost = max(races, key=model.race_cost)
-    kind, p, moves, _ = max(lost, key=lambda x: x[1] * model.RACE_DECAY ** x[2])
+    kind, p, moves, _, ways = max(lost, key=lambda x: x[1] * model.RACE_DECAY ** x[2])
     name = view.ruleset.piece_types[kind - 1].name
     who = f"the {name} on {square_name(sq)}" if sq not in unknown else \
         f"the piece on {square_name(sq)} ({name} {p / mass:.0%})"
+    how = ("by either of two ways: each needs a defender near before it shows which it takes" if ways == 2 else
+           "sooner than any of its pieces could stop it")
     text = (f"its Flag on {square_name(model.flag_square)} is in a race: {who} can stand next to it in {moves} "
-            f"move{'s' if moves != 1 else ''}, sooner than any of its pieces could stop it")
+            f"move{'s' if moves != 1 else ''}, {how}")
     if world.board[choice.to_square]:
         return text  # a battle: what the world holds there decides it, not what the computer knows
     after = world.copy()
