@@ -610,25 +610,7 @@ class Model:
         whose fork comes too soon, (the fewer moves of the two, moves too late; 0 just in time).  One way at a
         time, each looked in time when it was not: ramen's Miner on F3, a step from F2 beside the Bombs F1 and
         G2 round hard's Flag on G1, with one defender for each way; hard moved neither (session 33)."""
-        mine = self.me << 5
-        blocker = self.blocker
-        neighbours = self.neighbours
-        horizon = self.RACE_HORIZON
-        # The moves from the intruder to every square it can pass (our pieces block it, a Bomb not a defuser).
-        reach = {s: 0}
-        frontier = [s]
-        for d in range(1, horizon + 1):
-            nxt = []
-            for x in frontier:
-                for y in neighbours[x]:
-                    if y in reach:
-                        continue
-                    e = board[y]
-                    if e and e & OWNER == mine and not (defuses and (e & KIND) == blocker):
-                        continue
-                    reach[y] = d
-                    nxt.append(y)
-            frontier = nxt
+        reach = self._steps(board, s, defuses)  # the moves from the intruder to every square it can pass
         spare = 1 if ours_to_move else 0
         out = []
         for i, (t1, to1, stop1) in enumerate(ways):
@@ -648,6 +630,28 @@ class Model:
                     out.append((min(t1, t2), behind))
         return out
 
+    def _steps(self, board: list[int], start: Square, defuses: bool) -> dict[Square, int]:
+        """The moves an enemy piece needs between ``start`` and every square within the race's horizon: an
+        enemy piece in the way moves on, our pieces block it (our Bombs not, for a piece that ``defuses``)."""
+        mine = self.me << 5
+        blocker = self.blocker
+        neighbours = self.neighbours
+        dist = {start: 0}
+        frontier = [start]
+        for d in range(1, self.RACE_HORIZON + 1):
+            nxt = []
+            for x in frontier:
+                for y in neighbours[x]:
+                    if y in dist:
+                        continue
+                    e = board[y]
+                    if e and e & OWNER == mine and not (defuses and (e & KIND) == blocker):
+                        continue
+                    dist[y] = d
+                    nxt.append(y)
+            frontier = nxt
+        return dist
+
     def _approach(self, board: list[int]) -> list[tuple[int, tuple[dict[Square, int], dict[Square, int]],
                                                         list[tuple[int, int, Square]]]]:
         """Per square next to our Flag: what of ours stands there (kind code, 0 if nothing of ours), the
@@ -662,25 +666,7 @@ class Model:
         for n in self.flag_neighbours:
             c = board[n]
             occupant = c & KIND if c and c & OWNER == mine else 0
-            maps = []
-            for bombs in (False, True):
-                dist = {n: 0}
-                frontier = [n]
-                for d in range(1, horizon + 1):
-                    nxt = []
-                    for x in frontier:
-                        for y in neighbours[x]:
-                            if y in dist:
-                                continue
-                            e = board[y]
-                            # An enemy piece may stand in the way now but moves on; our pieces block (a Bomb
-                            # not for a defuser).
-                            if e and e & OWNER == mine and not (bombs and (e & KIND) == self.blocker):
-                                continue
-                            dist[y] = d
-                            nxt.append(y)
-                    frontier = nxt
-                maps.append(dist)
+            maps = [self._steps(board, n, bombs) for bombs in (False, True)]
             defenders = []
             seen = {n}
             frontier = [n]
