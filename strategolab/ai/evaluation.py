@@ -557,6 +557,7 @@ class Model:
             c = board[s]
             kinds = [(k, p) for k, p in unknown[s] if mobile[k]] if s in unknown else [(c & KIND, 1.0)]
             mass = sum(p for _, p in kinds)
+            reach: dict[bool, dict[Square, int]] = {}  # its moves to every square, per defusing or not (forks)
             # Our pieces beside it, which take it at once if we are to move and they beat or trade with it.
             beside = [x & KIND for y in self.neighbours[s] if (x := board[y]) and x & OWNER == mine
                       and mobile[x & KIND]] if ours_to_move else []
@@ -586,7 +587,9 @@ class Model:
                     if worst is None or cost > worst[0]:
                         worst = (cost, t, behind, 1)
                 if forks and len(ways) > 1:
-                    for t, behind in self._forks(board, s, defuses, ways, ours_to_move):
+                    if defuses not in reach:
+                        reach[defuses] = self._steps(board, s, defuses)
+                    for t, behind in self._forks(reach[defuses], ways, ours_to_move):
                         cost = decay ** t * self.late(behind)
                         if worst is None or cost > worst[0]:
                             worst = (cost, t, behind, 2)
@@ -596,21 +599,20 @@ class Model:
                 out.append((s, mass, lost))
         return out
 
-    def _forks(self, board: list[int], s: Square, defuses: bool,
-               ways: list[tuple[int, dict[Square, int], list[tuple[int, Square]]]],
+    def _forks(self, reach: dict[Square, int], ways: list[tuple[int, dict[Square, int], list[tuple[int, Square]]]],
                ours_to_move: bool) -> list[tuple[int, int]]:
-        """Races the intruder on ``s`` wins by a fork: two ways to squares next to our Flag (``ways``: the moves
-        it needs to stand on each, the moves from every square to it, and our pieces that can stop it there
-        with the moves each needs to move onto it) that share their first steps.  It walks the shared part to
-        the last square from which both are still shortest (``f`` moves), and only then shows which way it
-        takes; our defenders must be near enough by then, and one move a turn serves one of them.  Each way's
-        defender may wait at most ``k - 1`` moves after the fork (``k``: the intruder's moves from there), so
-        two different defenders need ``max(0, m1 - k1) + max(0, m2 - k2)`` moves before it (one defender for
-        both the larger of the two), and we have ``f`` (one more if we are to move).  Returns, per pair of ways
-        whose fork comes too soon, (the fewer moves of the two, moves too late; 0 just in time).  One way at a
-        time, each looked in time when it was not: ramen's Miner on F3, a step from F2 beside the Bombs F1 and
-        G2 round hard's Flag on G1, with one defender for each way; hard moved neither (session 33)."""
-        reach = self._steps(board, s, defuses)  # the moves from the intruder to every square it can pass
+        """Races an intruder wins by a fork: two ways to squares next to our Flag (``ways``: the moves it needs to
+        stand on each, the moves from every square to it, and our pieces that can stop it there with the moves
+        each needs to move onto it) that share their first steps (``reach``: its moves to every square it can
+        pass, :meth:`_steps`).  It walks the shared part to the last square from which both are still shortest
+        (``f`` moves), and only then shows which way it takes; our defenders must be near enough by then, and
+        one move a turn serves one of them.  Each way's defender may wait at most ``k - 1`` moves after the
+        fork (``k``: the intruder's moves from there), so two different defenders need ``max(0, m1 - k1) +
+        max(0, m2 - k2)`` moves before it (one defender for both the larger of the two), and we have ``f`` (one
+        more if we are to move).  Returns, per pair of ways whose fork comes too soon, (the fewer moves of the
+        two, moves too late; 0 just in time).  One way at a time, each looked in time when it was not: ramen's
+        Miner on F3, a step from F2 beside the Bombs F1 and G2 round hard's Flag on G1, with one defender for
+        each way; hard moved neither (session 33)."""
         spare = 1 if ours_to_move else 0
         out = []
         for i, (t1, to1, stop1) in enumerate(ways):
