@@ -1,6 +1,7 @@
 """How the computer values a position: material, information given away, Flag safety and plans."""
 
 from __future__ import annotations
+import os
 
 import functools
 import heapq
@@ -243,7 +244,10 @@ class Model:
                 # The strongest piece loses most where a special piece (the Spy) beats it: once it is
                 # known, that piece knows whom to wait for.
                 share = (top_info if kinds[i] is hunted else 0.15 if b[i] >= 0.6 * max(b) else 0.1)
-                info[side][i + 1] = share * v[i] if kinds[i].movable else 3.0
+                seen = v[i] if side == me or os.environ.get("SL_INFO") == "old" else b[i]
+                if os.environ.get("SL_INFO") == "base":
+                    seen = b[i]
+                info[side][i + 1] = share * seen if kinds[i].movable else 3.0
         self.val = val
         self.info = info
         # What the hope of finding the Flag in a hidden piece is worth to each attacker: a cheap piece (a
