@@ -488,6 +488,30 @@ def test_the_pieces_that_hold_the_top_are_worth_more() -> None:
     assert model.val[RED][marshal + 1] == pytest.approx(rank[marshal] * (1 + Model.TOP))
 
 
+def test_an_unseen_marshal_that_takes_our_known_general_is_a_loss_not_news() -> None:
+    """A full classic army; Red's known General on E5, Blue's unseen Marshal on E6.  Being seen costs the
+    Marshal 30 % of its worth; reckoned from its 567 with the top bonus, that was 170, as much as the known
+    General's 195 less its own 29, so the Marshal's capture of the General scored +2 for Red and the search
+    let unseen pieces next to its known General be.  With ``seen_at_rank`` (hard) an enemy piece gives away a
+    share of its rank value only (85): the capture costs Red 83.  Our own Marshal still counts its top."""
+    state = State.random(CLASSIC, seed=1)
+    kinds = {k.name: k for k in CLASSIC.piece_types}
+    for owner, name in ((RED, "General"), (BLUE, "Marshal")):
+        state.set_piece(next(s for s in state.squares(owner) if state.piece_at(s).type.name == name), None)
+    state.set_piece(sq("E5"), Piece(RED, kinds["General"]), moved=True, revealed=True)
+    state.set_piece(sq("E6"), Piece(BLUE, kinds["Marshal"]))
+    view = state.view(RED)
+    marshal, general = 1, 2  # kind codes
+    before = Model(view, *belief_table(view))
+    after = Model(view, *belief_table(view), seen_at_rank=True)
+    assert before.delta(state.board, sq("E6"), sq("E5"))[0] > 0  # the flaw: the General's loss a gain
+    assert after.delta(state.board, sq("E6"), sq("E5"))[0] < -0.4 * after.val[RED][general]
+    rank = piece_values(CLASSIC, [n for _, n in CLASSIC.army], [n for _, n in CLASSIC.army])[marshal - 1]
+    assert after.info[BLUE][marshal] == pytest.approx(Model.TOP_INFO * rank)
+    assert after.info[RED][marshal] == before.info[RED][marshal] == pytest.approx(Model.TOP_INFO * 2 * rank)
+    assert LEVELS["hard"].seen_at_rank and not LEVELS["medium"].seen_at_rank
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_marshal_that_holds_the_top_is_not_risked_on_the_spy_for_a_lieutenant(seed: int) -> None:
     """Red's known Marshal on E5 can take the known Lieutenant on E6, next to F6, one of five unseen Blue

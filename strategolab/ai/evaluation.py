@@ -1,7 +1,6 @@
 """How the computer values a position: material, information given away, Flag safety and plans."""
 
 from __future__ import annotations
-import os
 
 import functools
 import heapq
@@ -192,7 +191,7 @@ class Model:
 
     def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0,
                  theirs: dict[Square, list[float]] | None = None, hunt: bool = False, lurk: bool = False,
-                 forks: bool = False) -> None:
+                 forks: bool = False, seen_at_rank: bool = False) -> None:
         rs = view.ruleset
         self.forks = forks
         self.rs = rs
@@ -238,16 +237,17 @@ class Model:
         top_info = 0.15 + (self.TOP_INFO - 0.15) * self.army_weight()
         for side, v in self.values.items():
             b = bases[side]
+            # With ``seen_at_rank`` an enemy piece gives away by being seen a share of its rank value, not of
+            # the board's top it holds (being seen does not lose the top): at 30 % of the Marshal's 567, the
+            # unseen Marshal that took our known General was "paid" by showing itself (+2 for us).
+            seen = b if seen_at_rank and side != me else v
             for i in range(n):
                 val[side][i + 1] = v[i]
                 # A known piece is easier to meet with the right piece: top pieces lose most by being seen.
                 # The strongest piece loses most where a special piece (the Spy) beats it: once it is
                 # known, that piece knows whom to wait for.
                 share = (top_info if kinds[i] is hunted else 0.15 if b[i] >= 0.6 * max(b) else 0.1)
-                seen = v[i] if side == me or os.environ.get("SL_INFO") == "old" else b[i]
-                if os.environ.get("SL_INFO") == "base":
-                    seen = b[i]
-                info[side][i + 1] = share * seen if kinds[i].movable else 3.0
+                info[side][i + 1] = share * seen[i] if kinds[i].movable else 3.0
         self.val = val
         self.info = info
         # What the hope of finding the Flag in a hidden piece is worth to each attacker: a cheap piece (a

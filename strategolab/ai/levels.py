@@ -44,6 +44,9 @@ class Level:
     # knows the plans of the setup library (and their mirror images) as setups an enemy may use: a battle that
     # shows what a plan has where it has it makes that plan likelier (ComputerPlayer._prior, BOOK_FRESH)
     book: bool = False
+    # an enemy piece gives away by being seen a share of its rank value, not of the board's top it holds: at a
+    # share of its top too, an unseen Marshal taking our known General looked paid for by showing itself
+    seen_at_rank: bool = False
 
 
 LEVELS: dict[str, Level] = {
@@ -65,5 +68,5 @@ LEVELS: dict[str, Level] = {
     # plans among the setups it expects, forks counted in the race to its Flag, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
-                  race_root=True, book=True, race_forks=True),
+                  race_root=True, book=True, race_forks=True, seen_at_rank=True),
 }

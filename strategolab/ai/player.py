@@ -114,7 +114,7 @@ class ComputerPlayer:
         squares, table = belief_table(view, level.priors, level.soft_evidence, hist, self._prior(view, hist))
         theirs = dict(zip(*their_belief_table(view, hist), strict=True)) if level.opponent_model else None
         model = Model(view, squares, table, level.guard, theirs, hunt=level.hunt, lurk=level.lurk,
-                      forks=level.race_forks)
+                      forks=level.race_forks, seen_at_rank=level.seen_at_rank)
         kinds = view.ruleset.piece_types
         left = remaining_hidden(view)
         moved = [view.has_moved(s) for s in squares]
