@@ -237,10 +237,10 @@ class Model:
         top_info = 0.15 + (self.TOP_INFO - 0.15) * self.army_weight()
         for side, v in self.values.items():
             b = bases[side]
-            # With ``seen_at_rank`` a piece gives away by being seen a share of its rank value, not of the
-            # board's top it holds (being seen does not lose the top): at 30 % of the Marshal's 567, the unseen
-            # Marshal that took our known General was "paid" by showing itself (+2 for us).
-            seen = b if seen_at_rank else v
+            # With ``seen_at_rank`` an enemy piece gives away by being seen a share of its rank value, not of
+            # the board's top it holds (being seen does not lose the top): at 30 % of the Marshal's 567, the
+            # unseen Marshal that took our known General was "paid" by showing itself (+2 for us).
+            seen = b if seen_at_rank and side != me else v
             for i in range(n):
                 val[side][i + 1] = v[i]
                 # A known piece is easier to meet with the right piece: top pieces lose most by being seen.

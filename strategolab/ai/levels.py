@@ -44,8 +44,8 @@ class Level:
     # knows the plans of the setup library (and their mirror images) as setups an enemy may use: a battle that
     # shows what a plan has where it has it makes that plan likelier (ComputerPlayer._prior, BOOK_FRESH)
     book: bool = False
-    # a piece gives away by being seen a share of its rank value, not of the board's top it holds: at a share
-    # of its top too, an unseen Marshal taking our known General looked paid for by showing itself
+    # an enemy piece gives away by being seen a share of its rank value, not of the board's top it holds: at a
+    # share of its top too, an unseen Marshal taking our known General looked paid for by showing itself
     seen_at_rank: bool = False
 
 
