@@ -127,6 +127,23 @@ def _distances(rs: Ruleset) -> dict[Square, dict[Square, int]]:
     return out
 
 
+def _ways_to(neighbours: Sequence[Sequence[Square]], start: Square, blocked: set[Square]) -> dict[Square, int]:
+    """Steps from ``start`` to each square reachable without crossing a ``blocked`` one (the squares that
+    block are reached, not crossed)."""
+    dist = {start: 0}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for s in frontier:
+            for t in neighbours[s]:
+                if t not in dist:
+                    dist[t] = dist[s] + 1
+                    if t not in blocked:
+                        nxt.append(t)
+        frontier = nxt
+    return dist
+
+
 def _paths_to(view: View, flag: Square) -> tuple[dict[Square, int], dict[Square, int]]:
     """Moves an enemy piece needs to reach our Flag: around our Bombs (``plain``), or through them for a
     piece that defuses them (``defuser``: taking a Bomb is a move like any other)."""
@@ -323,6 +340,13 @@ class Model:
                         if near.get(x, 99) <= 2 and self.battle[k][q] == _ATTACKER_WINS]
                 if prey:
                     hunts.append((s, k, self.HUNT * sum(prey) / len(prey)))
+        # The hunter comes at the raider through our half: other enemy pieces, and our own that never move, are
+        # in the way (straight through the enemy's front row, its distance drew our General past an unseen Marshal).
+        ways: dict[Square, dict[Square, int]] = {}
+        if hunts:
+            blocked = {x for x in geo.land if view.board[x] and (view.owner_at(x) != me or not (
+                (q := view.piece_at(x)) is not None and q.type.movable))}
+            ways = {s: _ways_to(geo.neighbours, s, blocked) for s, _, _ in hunts}
         # Nothing of ours safely beats the enemy's strongest piece: a known Marshal among our pieces takes one
         # after another (7.3 a lost game against the 2012 champion, our own Marshal often a few steps away).
         # Our piece of its kind may trade with it where we keep the board's top after the trade: the hunt draws
@@ -378,7 +402,7 @@ class Model:
                     share = self.TRADE_HUNT
                 else:
                     continue
-                for sq, d in dist[s].items():
+                for sq, d in ways[s].items():
                     if d < self.HUNT_REACH and (pull := share * step * (self.HUNT_REACH - d)) > row[sq]:
                         row[sq] = pull
             pst[me][a + 1] = row
