@@ -24,6 +24,8 @@ class History:
     events: dict[Square, list[tuple[str, PieceType]]]
     # enemy pieces whose type the game has shown (on the board or in the battle that took them): start -> type
     shown: dict[Square, PieceType] = field(default_factory=dict)
+    # approaches (as in ``events``) by hidden enemy pieces whose type the game has shown since: (its type, ours)
+    honest: list[tuple[PieceType, PieceType]] = field(default_factory=list)
 
 
 def read_history(view: View) -> History:
@@ -83,6 +85,7 @@ def read_history(view: View) -> History:
     # Revealed from the start (a lesson position): revealed now, and no battle or run explains it.
     revealed = {pid for pid in cur.values() if pid < 1 << 16 and pid not in shown and view.is_revealed(pid)}
     pending: tuple[PieceType, Square, list[tuple[Square, int]]] | None = None
+    approaches: list[tuple[int, PieceType]] = []  # (mover, our type) for every approach by a hidden piece
     for i, (f, t) in enumerate(moves):
         mover = board[f]
         b = battles.get(i)
@@ -107,6 +110,8 @@ def read_history(view: View) -> History:
                     if o is not None and owner[o] == me and o in revealed and n not in nbrs[f] and n != f:
                         events.setdefault(mover, []).append(("approach", kind[o]))  # type: ignore[arg-type]
                         approached = True
+                        if mover not in revealed:
+                            approaches.append((mover, kind[o]))  # type: ignore[arg-type]
                 if prey and not approached and abs(t - f) in (1, STRIDE):
                     # A step to two squares from our known Marshal, from three: how the Spy stalks it.
                     for d in TWO_STEPS:
@@ -124,7 +129,8 @@ def read_history(view: View) -> History:
                 threatened = [(n, board[n]) for n in nbrs[t] if n in board and owner[board[n]] != me]
                 if threatened:
                     pending = (k, t, threatened)
-    return History(origin, {pid: ev for pid, ev in events.items() if pid < 1 << 16}, starts)
+    honest = [(k, ours) for pid, ours in approaches if (k := kind[pid]) is not None]
+    return History(origin, {pid: ev for pid, ev in events.items() if pid < 1 << 16}, starts, honest)
 
 
 def _prey(kinds: Sequence[PieceType]) -> frozenset[PieceType]:
@@ -171,19 +177,21 @@ def remaining_hidden(view: View) -> list[int]:
 
 def belief_table(view: View, priors: bool = True, soft_evidence: bool = True,
                  history: History | None = None, weights: Sequence[Sequence[float]] | None = None,
-                 ) -> tuple[list[Square], list[list[float]]]:
+                 honesty: bool = False) -> tuple[list[Square], list[list[float]]]:
     """The unknown enemy squares and, per square, a probability per piece type (``ruleset.piece_types`` order).
 
     Rows sum to 1; columns sum to :func:`remaining_hidden` (scaled, in a lesson position that does not hold
     a full army).  See the module docstring for the evidence used.  ``weights`` replaces the priors from real
     setups (:func:`~strategolab.setup_library.placement_weights`, same shape), e.g. by an opponent's memory.
+    ``honesty``: weigh a step next to our known piece by how this game's shown approaches went
+    (:func:`approach_weights`), not by real players' habits alone.
     """
     squares = view.unknown_squares()
     if not squares:
         return squares, []
     hist = history if history is not None else read_history(view)
     return squares, _infer(view, 1 - view.player, squares, remaining_hidden(view), hist, priors,
-                           hist.events if soft_evidence else {}, weights)
+                           hist.events if soft_evidence else {}, weights, honesty)
 
 
 def their_belief_table(view: View, history: History | None = None) -> tuple[list[Square], list[list[float]]]:
@@ -207,7 +215,7 @@ def their_belief_table(view: View, history: History | None = None) -> tuple[list
 
 def _infer(view: View, side: int, squares: list[Square], left: list[int], hist: History, priors: bool,
            events: dict[Square, list[tuple[str, PieceType]]],
-           weights: Sequence[Sequence[float]] | None = None) -> list[list[float]]:
+           weights: Sequence[Sequence[float]] | None = None, honesty: bool = False) -> list[list[float]]:
     """Beliefs about ``side``'s pieces on ``squares``, balanced against ``left`` pieces of each type."""
     rs = view.ruleset
     kinds = rs.piece_types
@@ -219,6 +227,7 @@ def _infer(view: View, side: int, squares: list[Square], left: list[int], hist: 
     # If the moved pieces use up every movable piece left, the unmoved ones are all immobile.
     forced = sum(moved) >= sum(c for c, m in zip(left, movable, strict=True) if m)
     flag = next((k for k in range(n) if kinds[k].is_flag), None)
+    approach = approach_weights(hist.honest, rs.army) if honesty and events else (APPROACH_TIE, APPROACH_LOSE)
     rows = []
     for s, has_moved in zip(squares, moved, strict=True):
         i = setup_index.get(hist.origin.get(s, s))
@@ -230,7 +239,7 @@ def _infer(view: View, side: int, squares: list[Square], left: list[int], hist: 
         if priors and flag is not None and not has_moved and _open_side(view, side, s):
             row[flag] *= OPEN_FLAG
         if s in events:
-            row = [x * _likelihood(kinds[k], events[s]) for k, x in enumerate(row)]
+            row = [x * _likelihood(kinds[k], events[s], approach) for k, x in enumerate(row)]
         if not any(x > 0 and left[k] for k, x in enumerate(row)):
             row = [1.0 if left[k] and (movable[k] or not has_moved) else 0.0 for k in range(n)]
         rows.append(row)
@@ -279,8 +288,44 @@ STAY_BEATEN = 0.75
 STALK_LOSE = 0.26
 
 
-def _likelihood(kind: PieceType, events: list[tuple[str, PieceType]]) -> float:
-    """How well a piece type explains the behaviour seen (relative; at most three events of each sort)."""
+# How many approaches the weights above count as, against what this game's own approaches show (approach_weights).
+HONESTY_PRIOR = 1.0
+
+
+def approach_weights(honest: Sequence[tuple[PieceType, PieceType]], army: Sequence[tuple[PieceType, int]],
+                     ) -> tuple[float, float]:
+    """The weights of a tie and of a loss for a piece that steps next to our known piece (``APPROACH_TIE``,
+    ``APPROACH_LOSE``), learnt from this game: ``honest``, the approaches whose stepper the game has shown since
+    (its type, ours).
+
+    Real players seldom step a piece next to one that beats it, and some programs never do (the 2012 champion
+    stepped up with a losing piece 26 times in 1,923 approaches over 100 games, 0.00 of a win's weight where
+    real players have 0.14).  Each shown approach adds what it was (a loss, a tie) and takes what the weights
+    predicted for it, a stepper drawn from ``army``'s movable types: the weights scale by (seen + prior) /
+    (predicted + prior), so a game of honest approaches makes the next one likelier to beat our piece."""
+    lose_seen = tie_seen = lose_expected = tie_expected = 0.0
+    movers = [(k, n) for k, n in army if k.movable]
+    for theirs, ours in honest:
+        r = resolve_battle(theirs, ours)
+        lose_seen += r == BattleResult.DEFENDER_WINS
+        tie_seen += r == BattleResult.BOTH_DIE
+        counts = {result: 0 for result in BattleResult}
+        for k, n in movers:
+            counts[resolve_battle(k, ours)] += n
+        win, tie, lose = (counts[BattleResult.ATTACKER_WINS], counts[BattleResult.BOTH_DIE],
+                          counts[BattleResult.DEFENDER_WINS])
+        total = win + APPROACH_TIE * tie + APPROACH_LOSE * lose
+        if total > 0:
+            lose_expected += APPROACH_LOSE * lose / total
+            tie_expected += APPROACH_TIE * tie / total
+    return (min(1.0, APPROACH_TIE * (tie_seen + HONESTY_PRIOR) / (tie_expected + HONESTY_PRIOR)),
+            min(1.0, APPROACH_LOSE * (lose_seen + HONESTY_PRIOR) / (lose_expected + HONESTY_PRIOR)))
+
+
+def _likelihood(kind: PieceType, events: list[tuple[str, PieceType]],
+                approach: tuple[float, float] = (APPROACH_TIE, APPROACH_LOSE)) -> float:
+    """How well a piece type explains the behaviour seen (relative; at most three events of each sort);
+    ``approach``: the weights of a tie and a loss for a step next to our known piece (:func:`approach_weights`)."""
     out = 1.0
     seen: dict[str, int] = {}
     for what, ours in events:
@@ -289,8 +334,8 @@ def _likelihood(kind: PieceType, events: list[tuple[str, PieceType]]) -> float:
             continue
         if what == "approach":  # it stepped next to our known piece: it expects to win (or bluffs)
             r = resolve_battle(kind, ours) if kind.movable else BattleResult.DEFENDER_WINS
-            out *= 1.0 if r == BattleResult.ATTACKER_WINS else APPROACH_TIE if r == BattleResult.BOTH_DIE \
-                else APPROACH_LOSE
+            out *= 1.0 if r == BattleResult.ATTACKER_WINS else approach[0] if r == BattleResult.BOTH_DIE \
+                else approach[1]
         elif what == "stalk":  # it closed in on our known Marshal: the Spy (or a Marshal) more likely
             r = resolve_battle(kind, ours) if kind.movable else BattleResult.DEFENDER_WINS
             out *= STALK_LOSE if r == BattleResult.DEFENDER_WINS else 1.0

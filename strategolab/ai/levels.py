@@ -47,6 +47,9 @@ class Level:
     # an enemy piece gives away by being seen a share of its rank value, not of the board's top it holds: at a
     # share of its top too, an unseen Marshal taking our known General looked paid for by showing itself
     seen_at_rank: bool = False
+    # a step next to our known piece weighs as this game's shown approaches went (beliefs.approach_weights):
+    # an enemy that never steps up with a losing piece is believed sooner
+    honesty: bool = False
 
 
 LEVELS: dict[str, Level] = {
@@ -64,10 +67,10 @@ LEVELS: dict[str, Level] = {
     "medium": Level("medium", worlds=4, depth=2, priors=True, soft_evidence=False, opponent_model=True,
                     guard=80.0, noise=1.0, small_army_depth=1, small_army_noise=2.0, alarm_depth=2),
     # The same search in four times as many worlds (three plies in a small army, else a second look at its
-    # best four moves three plies deep), behavioural evidence, the hunt, a Spy that lurks, the setup library's
-    # plans among the setups it expects, forks counted in the race to its Flag, the enemy's pieces' showing
-    # counted at their rank value, and almost no noise.
+    # best four moves three plies deep), behavioural evidence (weighed by how the game's shown approaches
+    # went), the hunt, a Spy that lurks, the setup library's plans among the setups it expects, forks counted
+    # in the race to its Flag, the enemy's pieces' showing counted at their rank value, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
-                  race_root=True, book=True, race_forks=True, seen_at_rank=True),
+                  race_root=True, book=True, race_forks=True, seen_at_rank=True, honesty=True),
 }
