@@ -30,7 +30,14 @@ from strategolab.ai import (
     their_belief_table,
 )
 from strategolab.ai import beliefs as beliefs_module
-from strategolab.ai.beliefs import APPROACH_LOSE, APPROACH_TIE, STALK_LOSE, _likelihood, _open_side
+from strategolab.ai.beliefs import (
+    APPROACH_LOSE,
+    APPROACH_TIE,
+    STALK_LOSE,
+    _likelihood,
+    _open_side,
+    approach_weights,
+)
 from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
@@ -229,6 +236,51 @@ def test_a_piece_that_steps_up_to_a_known_piece_seldom_loses_to_it() -> None:
     assert _likelihood(kinds["Colonel"], seen) == _likelihood(kinds["Spy"], seen) == APPROACH_LOSE == 0.15
     # Each step counts again, up to three of a sort.
     assert _likelihood(kinds["Colonel"], seen * 5) == pytest.approx(APPROACH_LOSE ** 3)
+
+
+def test_approach_weights_follow_how_the_games_approaches_went() -> None:
+    """The weights of a tie and a loss for a step next to our known piece start at real players' (0.65, 0.15)
+    and move with each approach whose stepper the game has shown: steps by pieces that beat ours make the next
+    one likelier to (the 2012 champion stepped up with a losing piece 26 times in 1,923 approaches), steps by
+    pieces that lose to ours (bluffs) make it less likely; a weight never passes a win's."""
+    kinds = {k.name: k for k in CLASSIC.piece_types}
+    army = CLASSIC.army
+    assert approach_weights([], army) == (APPROACH_TIE, APPROACH_LOSE)
+    honest = [(kinds["Major"], kinds["Captain"])] * 3
+    tie, lose = approach_weights(honest, army)
+    assert lose < 0.6 * APPROACH_LOSE and tie < 0.7 * APPROACH_TIE
+    tie20, lose20 = approach_weights(honest * 7, army)
+    assert lose20 < 0.3 * lose and tie20 < tie  # the more approaches, the surer
+    bluffs = [(kinds["Scout"], kinds["Captain"])] * 3
+    assert approach_weights(bluffs, army)[1] > 2 * APPROACH_LOSE
+    assert 1.0 >= approach_weights(bluffs * 10, army)[1] > approach_weights(bluffs, army)[1]
+    ties = [(kinds["Captain"], kinds["Captain"])] * 3
+    assert approach_weights(ties, army)[0] > APPROACH_TIE and approach_weights(ties, army)[1] < APPROACH_LOSE
+
+
+def test_after_honest_approaches_the_next_stepper_is_believed_sooner() -> None:
+    """Three of Blue's hidden pieces step next to Red's known Captains and take them (Majors): three honest
+    approaches, which the history keeps.  Then a hidden piece steps next to Red's known General: with
+    ``honesty`` (hard) the Marshal, the only type that beats it, is likelier there than real players' habits
+    alone make it; a level that does not read behaviour (medium) believes the same either way."""
+    spec = ("A1:rF J1:r2 A3:r6 E3:r6 I3:r6 F2:r9 A4:b2 E4:b2 I4:b2 F3:b2 "
+            "J10:bF A6:b7 E6:b7 I6:b7 F7:bX B9:b2 C9:b3 D9:b4 E9:b5 G9:b2 H9:b3 I9:b6 A9:b8 B10:b9")
+    state = make(spec, turn=RED)
+    play(state, "A3-A4", "A6-A5", "E3-E4", "A5-A4", "I3-I4", "E6-E5", "J1-J2", "E5-E4", "F2-F3", "I6-I5",
+         "J2-I2", "I5-I4", "I2-I1", "F7-F6", "I1-J1", "F6-F5", "J1-J2", "F5-F4")
+    view = state.view(RED)
+    hist = read_history(view)
+    major, captain = (next(k for k in CLASSIC.piece_types if k.name == n) for n in ("Major", "Captain"))
+    assert hist.honest == [(major, captain)] * 3
+    assert [e for e, _ in hist.events[sq("F4")]][-1] == "approach"
+    hard = LEVELS["hard"]
+    assert hard.honesty and not LEVELS["medium"].honesty
+    plain = dataclasses.replace(hard, honesty=False)
+    believed = ComputerPlayer(hard).beliefs(view)[sq("F4")]["Marshal"]
+    habits = ComputerPlayer(plain).beliefs(view)[sq("F4")]["Marshal"]
+    assert believed > 1.3 * habits, (believed, habits)
+    assert ComputerPlayer(dataclasses.replace(LEVELS["medium"], honesty=True)).beliefs(view) \
+        == ComputerPlayer("medium").beliefs(view)
 
 
 def test_a_piece_that_closes_in_on_a_known_marshal_is_likelier_the_spy() -> None:
@@ -1210,6 +1262,23 @@ def test_the_hunt_is_for_a_known_piece_in_our_half_only() -> None:
     # E4 is one step nearer the General on C2 than E5 (six steps against seven, around the lake)
     assert ours[e4] - ours[e5] >= 10, (ours[e4], ours[e5])
     assert abs(theirs[e4] - theirs[e5]) < 5
+
+
+def test_the_hunt_comes_at_a_raider_around_the_enemys_pieces() -> None:
+    """Blue's known Colonel raids A5 in Red's half; Red's known General stands on F7 in Blue's, where row 7's
+    A7 to D7 are Blue's.  Counted around the lakes only, E7 was the General's nearest way to the raider, past
+    D7 (six steps, against seven from E6): so the hunt drew hard's General next to peternlewis's unseen
+    Marshal on D7 in game after game.  Around Blue's pieces the way runs through Red's half, and E6 is nearer."""
+    spec = ("A1:rF B1:rB A2:rB C1:r3 D1:r5 E1:r3 F1:r4 G1:r3 H1:r6 A4:r4' B4:r3' F7:r9'! J1:r2 "
+            "A5:b8'! A10:bF B10:bB A9:bB A7:b3 B7:b2 C7:bX D7:b9 E8:b2 G9:b4 H9:b5 C9:b2 D9:b8 E10:b7 F10:b6 "
+            "G10:bS")
+    view = make(spec, UCC, turn=RED).view(RED)
+    general = [k.name for k in UCC.piece_types].index("General") + 1
+    pull = Model(view, *belief_table(view), hunt=True).pst[RED][general]
+    e7, e6, e5 = sq("E7"), sq("E6"), sq("E5")
+    assert pull[e6] > pull[e7] + 10, (pull[e6], pull[e7])
+    assert pull[e5] > pull[e6] + 10  # and on through Red's half
+    assert _distances(UCC)[sq("A5")][e7] < _distances(UCC)[sq("A5")][e6]  # the lakes-only count
 
 
 @pytest.mark.parametrize("ruleset", ["classic", "barrage"])
