@@ -281,6 +281,12 @@ def test_after_honest_approaches_the_next_stepper_is_believed_sooner() -> None:
     assert believed > 1.3 * habits, (believed, habits)
     assert ComputerPlayer(dataclasses.replace(LEVELS["medium"], honesty=True)).beliefs(view) \
         == ComputerPlayer("medium").beliefs(view)
+    player = ComputerPlayer(hard)
+    player.choose_move(view)  # and it says so
+    assert "stepped next to mine: 3 shown since, 0 of them would have lost that battle" in str(player.last_reasoning)
+    player = ComputerPlayer(plain)
+    player.choose_move(view)
+    assert "stepped next to mine" not in str(player.last_reasoning)
 
 
 def test_a_piece_that_closes_in_on_a_known_marshal_is_likelier_the_spy() -> None:

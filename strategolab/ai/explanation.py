@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from strategolab.board import Square, square_name
-from strategolab.rules import PLAYER_NAMES, BattleResult, resolve_battle
+from strategolab.rules import PLAYER_NAMES, BattleResult, PieceType, resolve_battle
 from strategolab.state import Move
 from strategolab.views import View
 
@@ -43,6 +44,7 @@ class Reasoning:
     planned: int = 0  # how many the level would have searched again, when the time limit allowed fewer
     time_limit: float | None = None  # the seconds a move may take (ComputerPlayer.time_limit)
     plan: tuple[str, float] | None = None  # the setup library's plan the enemy's setup looks like, and its odds
+    approaches: str = ""  # how the enemy's shown approaches went, and what a step next to our piece now tells
 
     def __str__(self) -> str:
         guesses = "guess" if self.worlds == 1 else "guesses"
@@ -66,9 +68,23 @@ class Reasoning:
                 f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))
         if self.memory:
             lines.append(f"  {self.memory}")
+        if self.approaches:
+            lines.append(f"  {self.approaches}")
         if self.flag_race:
             lines.append(f"  {self.flag_race}")
         return "\n".join(lines)
+
+
+def describe_approaches(honest: Sequence[tuple[PieceType, PieceType]], weights: tuple[float, float],
+                        habits: tuple[float, float]) -> str:
+    """In words: how many of the enemy's pieces that stepped next to one of ours the game has shown, how many
+    of them would have lost that battle, and the weight a losing type now keeps when a piece steps up."""
+    if not honest:
+        return ""
+    lost = sum(resolve_battle(theirs, ours) == BattleResult.DEFENDER_WINS for theirs, ours in honest)
+    return (f"the enemy's pieces that stepped next to mine: {len(honest)} shown since, {lost} of them would have "
+            f"lost that battle; a piece that steps up now counts {weights[1]:.2f} as likely a type that loses as "
+            f"one that wins (real players: {habits[1]:.2f})")
 
 
 def describe_move(view: View, move: Move, beliefs: dict[Square, list[float]]) -> str:

@@ -19,9 +19,19 @@ from strategolab.setups import Setup
 from strategolab.state import KIND, Move, Piece, State
 from strategolab.views import View
 
-from .beliefs import History, belief_table, read_history, remaining_hidden, sample_identities, their_belief_table
+from .beliefs import (
+    APPROACH_LOSE,
+    APPROACH_TIE,
+    History,
+    approach_weights,
+    belief_table,
+    read_history,
+    remaining_hidden,
+    sample_identities,
+    their_belief_table,
+)
 from .evaluation import _DEFENDER_WINS, LostRace, Model
-from .explanation import Candidate, Reasoning, describe_move
+from .explanation import Candidate, Reasoning, describe_approaches, describe_move
 from .levels import LEVELS, Level
 from .memory import Mixture, SetupMemory, shown_setup
 from .search import Pairs, Search, base_world, world
@@ -162,6 +172,8 @@ class ComputerPlayer:
             cands, verified = self._verify(cands, planned, searches[:looked], roots[:looked], beliefs, view,
                                            depth + 1, deadline, _clock() - start)
         choice = cands[0].move
+        approaches = describe_approaches(hist.honest, approach_weights(hist.honest, view.ruleset.army),
+                                         (APPROACH_TIE, APPROACH_LOSE)) if level.honesty and level.soft_evidence else ""
         flag_index = next((i for i, k in enumerate(kinds) if k.is_flag), None)
         guesses = sorted(((s, row[flag_index]) for s, row in zip(squares, table, strict=True)),
                          key=lambda x: -x[1])[:3] if flag_index is not None else []
@@ -169,7 +181,8 @@ class ComputerPlayer:
                                         sum(s.nodes for s in searches), guesses, self._recall(),
                                         _race_words(view, model, worlds[0], unknown, races, choice),
                                         verified, depth + 1 if verified else depth, looked if verified else 0,
-                                        planned if verified < planned else 0, self.time_limit, self._book_plan)
+                                        planned if verified < planned else 0, self.time_limit, self._book_plan,
+                                        approaches)
         return choice
 
     def _verify(self, cands: list[Candidate], n: int, searches: list[Search], roots: list[float],
