@@ -291,6 +291,17 @@ def explain(why: Reasoning, subject: str, flag: str = "your Flag") -> str:
                      + (" turned left to right" if plan != name else "")
                      + f" ({odds:.0%}, from what the battles have shown), so it expects {whose} other pieces "
                        f"where that setup has them.")
+    if why.approaches is not None and why.approaches[2] != why.approaches[3]:  # hard reads how honest you are
+        shown, lost, weight, habit = why.approaches
+        whose = flag.removesuffix("Flag").strip()
+        seen = f"Of {whose} pieces that stepped next to its known ones, it has seen {shown} since, " + (
+            "and none was weaker" if not lost else f"and {lost} of them {'was' if lost == 1 else 'were'} weaker")
+        if weight < habit:
+            lines.append(f"{seen}: it now expects a piece that steps up to beat its piece (a weaker one counts "
+                         f"{weight:.2f} of a stronger one; most players bluff more, {habit:.2f}).")
+        else:
+            lines.append(f"{seen}: it now suspects a piece that steps up of bluffing (a weaker one counts "
+                         f"{weight:.2f} of a stronger one; most players bluff less, {habit:.2f}).")
     return "\n".join(lines)
 
 

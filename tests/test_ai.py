@@ -41,6 +41,7 @@ from strategolab.ai.beliefs import (
 from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
+from strategolab.controllers import explain
 from strategolab.notation import read_games, write_game
 from strategolab.players import RandomPlayer, play_game, selfplay
 from strategolab.records import Game
@@ -284,6 +285,11 @@ def test_after_honest_approaches_the_next_stepper_is_believed_sooner() -> None:
     player = ComputerPlayer(hard)
     player.choose_move(view)  # and it says so
     assert "stepped next to mine: 3 shown since, 0 of them would have lost that battle" in str(player.last_reasoning)
+    assert player.last_reasoning is not None and player.last_reasoning.approaches is not None
+    assert player.last_reasoning.approaches[:2] == (3, 0)
+    words = explain(player.last_reasoning, "The computer")  # in a learner's words
+    assert "Of your pieces that stepped next to its known ones, it has seen 3 since, and none was weaker" in words
+    assert "expects a piece that steps up to beat its piece" in words
     player = ComputerPlayer(plain)
     player.choose_move(view)
     assert "stepped next to mine" not in str(player.last_reasoning)

@@ -44,7 +44,9 @@ class Reasoning:
     planned: int = 0  # how many the level would have searched again, when the time limit allowed fewer
     time_limit: float | None = None  # the seconds a move may take (ComputerPlayer.time_limit)
     plan: tuple[str, float] | None = None  # the setup library's plan the enemy's setup looks like, and its odds
-    approaches: str = ""  # how the enemy's shown approaches went, and what a step next to our piece now tells
+    # the enemy's approaches to our known pieces that the game has shown since (Level.honesty): how many, how
+    # many of them would have lost that battle, and the weight a type that loses keeps now, and by real habits
+    approaches: tuple[int, int, float, float] | None = None
 
     def __str__(self) -> str:
         guesses = "guess" if self.worlds == 1 else "guesses"
@@ -68,23 +70,24 @@ class Reasoning:
                 f"{square_name(s)} {p:.0%}" for s, p in self.flag_guesses))
         if self.memory:
             lines.append(f"  {self.memory}")
-        if self.approaches:
-            lines.append(f"  {self.approaches}")
+        if self.approaches is not None:
+            shown, lost, weight, habit = self.approaches
+            lines.append(f"  the enemy's pieces that stepped next to mine: {shown} shown since, {lost} of them would "
+                         f"have lost that battle; a piece that steps up now counts {weight:.2f} as likely a type "
+                         f"that loses as one that wins (real players: {habit:.2f})")
         if self.flag_race:
             lines.append(f"  {self.flag_race}")
         return "\n".join(lines)
 
 
-def describe_approaches(honest: Sequence[tuple[PieceType, PieceType]], weights: tuple[float, float],
-                        habits: tuple[float, float]) -> str:
-    """In words: how many of the enemy's pieces that stepped next to one of ours the game has shown, how many
-    of them would have lost that battle, and the weight a losing type now keeps when a piece steps up."""
+def approach_record(honest: Sequence[tuple[PieceType, PieceType]], weight: float, habit: float,
+                    ) -> tuple[int, int, float, float] | None:
+    """:attr:`Reasoning.approaches` from the shown approaches (the stepper's type, ours), the weight a losing
+    type keeps now and by real players' habits; None before the game has shown one."""
     if not honest:
-        return ""
+        return None
     lost = sum(resolve_battle(theirs, ours) == BattleResult.DEFENDER_WINS for theirs, ours in honest)
-    return (f"the enemy's pieces that stepped next to mine: {len(honest)} shown since, {lost} of them would have "
-            f"lost that battle; a piece that steps up now counts {weights[1]:.2f} as likely a type that loses as "
-            f"one that wins (real players: {habits[1]:.2f})")
+    return len(honest), lost, weight, habit
 
 
 def describe_move(view: View, move: Move, beliefs: dict[Square, list[float]]) -> str:

@@ -21,7 +21,6 @@ from strategolab.views import View
 
 from .beliefs import (
     APPROACH_LOSE,
-    APPROACH_TIE,
     History,
     approach_weights,
     belief_table,
@@ -31,7 +30,7 @@ from .beliefs import (
     their_belief_table,
 )
 from .evaluation import _DEFENDER_WINS, LostRace, Model
-from .explanation import Candidate, Reasoning, describe_approaches, describe_move
+from .explanation import Candidate, Reasoning, approach_record, describe_move
 from .levels import LEVELS, Level
 from .memory import Mixture, SetupMemory, shown_setup
 from .search import Pairs, Search, base_world, world
@@ -172,8 +171,8 @@ class ComputerPlayer:
             cands, verified = self._verify(cands, planned, searches[:looked], roots[:looked], beliefs, view,
                                            depth + 1, deadline, _clock() - start)
         choice = cands[0].move
-        approaches = describe_approaches(hist.honest, approach_weights(hist.honest, view.ruleset.army),
-                                         (APPROACH_TIE, APPROACH_LOSE)) if level.honesty and level.soft_evidence else ""
+        approaches = approach_record(hist.honest, approach_weights(hist.honest, view.ruleset.army)[1],
+                                     APPROACH_LOSE) if level.honesty and level.soft_evidence else None
         flag_index = next((i for i, k in enumerate(kinds) if k.is_flag), None)
         guesses = sorted(((s, row[flag_index]) for s, row in zip(squares, table, strict=True)),
                          key=lambda x: -x[1])[:3] if flag_index is not None else []
