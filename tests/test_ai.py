@@ -41,7 +41,6 @@ from strategolab.ai.beliefs import (
 from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
-from strategolab.ai.search import Search, base_world, world
 from strategolab.controllers import explain
 from strategolab.notation import read_games, write_game
 from strategolab.players import RandomPlayer, play_game, selfplay
@@ -1275,37 +1274,6 @@ def test_the_hunt_is_for_a_known_piece_in_our_half_only() -> None:
     # E4 is one step nearer the General on C2 than E5 (six steps against seven, around the lake)
     assert ours[e4] - ours[e5] >= 10, (ours[e4], ours[e5])
     assert abs(theirs[e4] - theirs[e5]) < 5
-
-
-def test_a_deeper_search_weighs_an_unseen_attacker_by_belief_not_by_the_world() -> None:
-    """Red's known General steps from E6 to E7, next to Blue's unmoved, unseen D7 (the Marshal 12 % by Red's
-    beliefs).  Three plies deep (hard's second look, in eight worlds) the enemy's reply D7xE7 was played as
-    the world had it: no loss where D7 was a Scout, the General lost where it was the Marshal, so a rare
-    Marshal missed by all eight worlds was no risk at all (peternlewis's Marshal on D7 took hard's General so
-    in game after game).  Now, as two plies deep already did, the attack counts each type D7 may be by its
-    belief, whatever the world holds, and the two depths agree."""
-    spec = ("A1:rF B1:rB A2:rB C1:r3 D1:r5 E1:r3 F1:r4 G1:r3 H1:r6 B3:r2 J1:r2 E6:r9'! A10:bF B10:bB A9:bB "
-            "D7:b2 E8:b3 F7:b2 G9:b4 H9:b5 C9:b2 D9:b8 E10:b7 F10:b6 G10:bS H10:bX C10:b2 I9:b9")
-    view = make(spec, UCC, turn=RED).view(RED)
-    squares, table = belief_table(view)
-    theirs = dict(zip(*their_belief_table(view), strict=True))
-    model = Model(view, squares, table, 80.0, theirs)
-    beliefs = dict(zip(squares, table, strict=True))
-    names = [k.name for k in UCC.piece_types]
-    assert beliefs[sq("D7")][names.index("Marshal")] > 0.1
-    base = base_world(view)
-    move = Move.parse("E6-E7")
-    values = {}
-    for name in ("Scout", "Sergeant", "Marshal"):
-        ids = [names.index(name if s == sq("D7") else "Bomb" if s in (sq("E8"), sq("F7")) else "Scout")
-               for s in squares]
-        w = world(base, view, squares, ids)
-        root = model.static(w.board, view.geometry.land)
-        search = Search(model, w, beliefs, theirs)
-        values[name] = [search.value(move, depth, root, -1) - root for depth in (2, 3)]
-    deep = [values[name][1] for name in ("Scout", "Sergeant", "Marshal")]
-    assert max(deep) - min(deep) < 0.1, values
-    assert abs(values["Marshal"][1] - values["Marshal"][0]) < 3, values
 
 
 def test_the_hunt_comes_at_a_raider_around_the_enemys_pieces() -> None:

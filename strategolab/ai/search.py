@@ -115,11 +115,9 @@ class Search:
         """The types the hidden enemy piece on ``f`` may be, given that it moves (immobile types dropped)."""
         return self.moving(self.unknown[f]) or [(self.board[f] & KIND, 1.0)]
 
-    def typed_attack(self, move: Move, score: float, last_to: Square, depth: int = 1) -> list[tuple[float, float]]:
-        """An attack by an enemy piece we have not seen on a piece of ours it knows, searched ``depth - 1``
-        plies on: the value after it for each type the piece may be, with its probability (the world's own
-        guess does not decide it).  A type that beats ours seldom (the Marshal beside our known General at
-        6 %) is met in few of the worlds, and the search a ply deeper in eight of them had missed it in all."""
+    def typed_attack(self, move: Move, score: float, last_to: Square) -> list[tuple[float, float]]:
+        """An attack by an enemy piece we have not seen, as the last move searched: the value after it for
+        each type the piece may be, with its probability (the world's own guess does not decide it)."""
         f, t = move
         board = self.board
         code = board[f]
@@ -127,8 +125,7 @@ class Search:
         for k, p in self.movers(f):
             board[f] = (code & ~KIND) | k
             d, final = self.m.delta(board, f, t)
-            out.append((p, final if final is not None
-                        else self.play(move, depth - 1, -_INF, _INF, score + d, last_to)))
+            out.append((p, final if final is not None else self.play(move, 0, -_INF, _INF, score + d, last_to)))
         board[f] = code
         return out
 
@@ -310,14 +307,14 @@ class Search:
         mine = self.mine
         # (what the enemy expects, what it gets, from our side; the least weight it keeps: a cheap piece's probe)
         options: list[tuple[float, float, float]] = []
-        typed = []  # attacks on our pieces it knows by pieces we have not seen, by the types they may be
+        typed = []  # attacks on our pieces it knows by pieces we have not seen, as the last move searched
         quiet_best = None
         unknown = self.unknown
         probe = self.m.probe
         for mv in moves:
             f, t = mv
-            if f in unknown and board[t] and t not in mine and abs(t - f) in (1, STRIDE):
-                typed.append(self.typed_attack(mv, score, last_to, depth))
+            if depth == 1 and f in unknown and board[t] and t not in mine and abs(t - f) in (1, STRIDE):
+                typed.append(self.typed_attack(mv, score, last_to))
                 continue
             d, final = delta(board, f, t)
             hidden = t in mine
