@@ -296,12 +296,10 @@ def explain(why: Reasoning, subject: str, flag: str = "your Flag") -> str:
         whose = flag.removesuffix("Flag").strip()
         seen = f"Of {whose} pieces that stepped next to its known ones, it has seen {shown} since, " + (
             "and none was weaker" if not lost else f"and {lost} of them {'was' if lost == 1 else 'were'} weaker")
-        if weight < habit:
-            lines.append(f"{seen}: it now expects a piece that steps up to beat its piece (a weaker one counts "
-                         f"{weight:.2f} of a stronger one; most players bluff more, {habit:.2f}).")
-        else:
-            lines.append(f"{seen}: it now suspects a piece that steps up of bluffing (a weaker one counts "
-                         f"{weight:.2f} of a stronger one; most players bluff less, {habit:.2f}).")
+        now, most = (("expects a piece that steps up to beat its piece", "more") if weight < habit
+                     else ("suspects a piece that steps up of bluffing", "less"))
+        lines.append(f"{seen}: it now {now} (a weaker one counts {weight:.2f} of a stronger one; most players "
+                     f"bluff {most}, {habit:.2f}).")
     return "\n".join(lines)
 
 

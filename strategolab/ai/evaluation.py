@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import heapq
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 from strategolab.board import STRIDE, Square, geometry, square_row
 from strategolab.rules import CLASSIC as _CLASSIC
@@ -111,23 +111,10 @@ def win_value(rs: Ruleset) -> float:
 def _distances(rs: Ruleset) -> dict[Square, dict[Square, int]]:
     """Steps between land squares around the lakes (pieces ignored), for the long-range plans."""
     geo = geometry(rs)
-    out: dict[Square, dict[Square, int]] = {}
-    for start in geo.land:
-        dist = {start: 0}
-        frontier = [start]
-        while frontier:
-            nxt = []
-            for s in frontier:
-                for t in geo.neighbours[s]:
-                    if t not in dist:
-                        dist[t] = dist[s] + 1
-                        nxt.append(t)
-            frontier = nxt
-        out[start] = dist
-    return out
+    return {start: _ways_to(geo.neighbours, start, frozenset()) for start in geo.land}
 
 
-def _ways_to(neighbours: Sequence[Sequence[Square]], start: Square, blocked: set[Square]) -> dict[Square, int]:
+def _ways_to(neighbours: Sequence[Sequence[Square]], start: Square, blocked: Set[Square]) -> dict[Square, int]:
     """Steps from ``start`` to each square reachable without crossing a ``blocked`` one (the squares that
     block are reached, not crossed)."""
     dist = {start: 0}
