@@ -906,6 +906,41 @@ def test_a_race_with_two_ways_in_needs_both_defenders_before_the_intruder_choose
     assert race(FORK.replace("D1:r4", "E1:r4").replace("H3:r6", "H2:r6"), False, True) == 0.0
 
 
+# Session 36, vixen's round 13 (hard as Red) in short: the Flag on G1 between the Bombs F1 and G2, a Major on H1
+# beside it, a wall of small pieces round that; vixen's known Colonel came down the I file taking a Lieutenant,
+# a Major, a Lieutenant and the Major on H1, then the Flag.
+EATER = ("G1:rF F1:rB G2:rB H1:r7 H2:r5 H3:r4 I1:r2 I2:r2 E6:rX'! H4:b8'! A10:bF B10:bB C10:bB D9:b7 E9:b6 "
+         "F9:b5 G9:b4 H9:b9 J9:b2")
+
+
+def test_a_known_raider_races_to_the_flag_through_the_pieces_it_beats() -> None:
+    """The Colonel on H4 takes H3, H2 and H1 in three moves and then the Flag; nothing of Red's that beats or
+    trades with it is near.  Counting our pieces as walls, the race saw no way in at all.  An unseen piece
+    still goes round them (else every hidden piece would count as a Marshal that may walk through our lines),
+    and a Bomb is a wall to the Colonel as before.  Hard only (Level.race_through); medium's race is as it was."""
+    def race(spec: str, unknown: dict[int, list[tuple[int, float]]] | None = None, through: bool = True) -> float:
+        state = make(spec, turn=BLUE)
+        view = state.view(RED)
+        return Model(view, *belief_table(view), guard=80.0, through=through).race(state.board, False, unknown or {})
+
+    win = win_value(CLASSIC)
+    assert race(EATER, through=False) == 0.0  # medium's race: our pieces are walls
+    far_too_late = 1 + Model.BEHIND * (1 - 0.5 ** (3 + Model.RACE_HORIZON - 1))  # no defender within reach
+    assert race(EATER) == pytest.approx(win / 2 * Model.RACE_DECAY ** 3 * far_too_late)
+    code = {k.name: i + 1 for i, k in enumerate(CLASSIC.piece_types)}
+    assert race(EATER.replace("H4:b8'!", "H4:b8'"), {sq("H4"): [(code["Colonel"], 1.0)]}) == 0.0
+    # A Bomb on H3 it cannot take: round it by I3 and I2 (a Scout taken there), five moves.
+    late = 1 + Model.BEHIND * (1 - 0.5 ** (5 + Model.RACE_HORIZON - 1))
+    assert race(EATER.replace("H3:r4", "H3:rB")) == pytest.approx(win / 2 * Model.RACE_DECAY ** 5 * late)
+    # A piece of its rank on the way is no wall either (a trade stops it): our Colonel on H2 is its defender.
+    assert race(EATER.replace("H2:r5", "H2:r8")) == 0.0
+    # The reasoning names it.
+    player = ComputerPlayer("hard", seed=0)
+    player.choose_move(make(EATER, turn=RED).view(RED))
+    assert player.last_reasoning.flag_race.startswith(
+        "its Flag on G1 is in a race: the Colonel on H4 can stand next to it in 3 moves"), str(player.last_reasoning)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_hard_brings_a_defender_before_a_fork_at_its_flag(seed: int) -> None:
     """Hard steps one of the two defenders up now, and every other move scores far below both (without the

@@ -195,9 +195,10 @@ class Model:
 
     def __init__(self, view: View, squares: list[Square], table: list[list[float]], guard: float = 0.0,
                  theirs: dict[Square, list[float]] | None = None, hunt: bool = False, lurk: bool = False,
-                 forks: bool = False, seen_at_rank: bool = False) -> None:
+                 forks: bool = False, seen_at_rank: bool = False, through: bool = False) -> None:
         rs = view.ruleset
         self.forks = forks
+        self.through = through
         self.rs = rs
         self.me = me = view.player
         geo = view.geometry
@@ -422,6 +423,7 @@ class Model:
         self.flag_neighbours: tuple[Square, ...] = ()
         self.race_squares: tuple[Square, ...] = ()
         self._races: dict[tuple, float] = {}
+        self._pass_sets: dict[tuple[int, bool], frozenset[int]] = {}
         self.race_share = 1.0
         if flags and guard:
             self.race_zone = tuple(s for s, d in defuser.items() if 0 < d <= self.RACE_HORIZON + 1)
@@ -570,9 +572,10 @@ class Model:
         out = []
         for s in intruders:
             c = board[s]
-            kinds = [(k, p) for k, p in unknown[s] if mobile[k]] if s in unknown else [(c & KIND, 1.0)]
+            known = s not in unknown
+            kinds = [(k, p) for k, p in unknown[s] if mobile[k]] if not known else [(c & KIND, 1.0)]
             mass = sum(p for _, p in kinds)
-            reach: dict[bool, dict[Square, int]] = {}  # its moves to every square, per defusing or not (forks)
+            reach: dict[frozenset[int], dict[Square, int]] = {}  # its moves to every square, per passes (forks)
             # Our pieces beside it, which take it at once if we are to move and they beat or trade with it.
             beside = [x & KIND for y in self.neighbours[s] if (x := board[y]) and x & OWNER == mine
                       and mobile[x & KIND]] if ours_to_move else []
@@ -581,11 +584,14 @@ class Model:
                 if p < 0.005 or any(battle[k][a] != _DEFENDER_WINS for k in beside):
                     continue
                 row = battle[a]
-                defuses = row[self.blocker] == _ATTACKER_WINS
+                passes = self._passes(a, known)
                 worst = None
                 ways: list[tuple[int, dict[Square, int], list[tuple[int, Square]]]] = []
-                for occupant, maps, defenders in approach:
-                    t = maps[defuses].get(s)
+                for n, occupant, maps, defenders in approach:
+                    way = maps.get(passes)
+                    if way is None:
+                        way = maps[passes] = self._steps(board, n, passes)
+                    t = way.get(s)
                     if t is None:
                         continue
                     if occupant and row[occupant] != _ATTACKER_WINS:
@@ -593,7 +599,7 @@ class Model:
                     allowed = t + 1 if ours_to_move else t
                     stops = [(m, y) for m, k, y in defenders if battle[k][a] != _DEFENDER_WINS]
                     if forks:
-                        ways.append((t, maps[defuses], stops))
+                        ways.append((t, way, stops))
                     soonest = min((m for m, _ in stops), default=None)
                     behind = allowed + self.RACE_HORIZON if soonest is None else soonest - allowed
                     if behind < 0:
@@ -602,9 +608,9 @@ class Model:
                     if worst is None or cost > worst[0]:
                         worst = (cost, t, behind, 1)
                 if forks and len(ways) > 1:
-                    if defuses not in reach:
-                        reach[defuses] = self._steps(board, s, defuses)
-                    for t, behind in self._forks(reach[defuses], ways, ours_to_move):
+                    if passes not in reach:
+                        reach[passes] = self._steps(board, s, passes)
+                    for t, behind in self._forks(reach[passes], ways, ours_to_move):
                         cost = decay ** t * self.late(behind)
                         if worst is None or cost > worst[0]:
                             worst = (cost, t, behind, 2)
@@ -647,11 +653,11 @@ class Model:
                     out.append((min(t1, t2), behind))
         return out
 
-    def _steps(self, board: list[int], start: Square, defuses: bool) -> dict[Square, int]:
+    def _steps(self, board: list[int], start: Square, passes: frozenset[int]) -> dict[Square, int]:
         """The moves an enemy piece needs between ``start`` and every square within the race's horizon: an
-        enemy piece in the way moves on, our pieces block it (our Bombs not, for a piece that ``defuses``)."""
+        enemy piece in the way moves on, our pieces block it but those of a kind in ``passes``, which it takes
+        on its way (our Bombs, for a piece that defuses them; what a known raider beats, :meth:`_passes`)."""
         mine = self.me << 5
-        blocker = self.blocker
         neighbours = self.neighbours
         dist = {start: 0}
         frontier = [start]
@@ -662,19 +668,35 @@ class Model:
                     if y in dist:
                         continue
                     e = board[y]
-                    if e and e & OWNER == mine and not (defuses and (e & KIND) == blocker):
+                    if e and e & OWNER == mine and (e & KIND) not in passes:
                         continue
                     dist[y] = d
                     nxt.append(y)
             frontier = nxt
         return dist
 
-    def _approach(self, board: list[int]) -> list[tuple[int, tuple[dict[Square, int], dict[Square, int]],
+    def _passes(self, a: int, known: bool) -> frozenset[int]:
+        """Our kinds an intruder of kind ``a`` goes through on its way to our Flag: our Bombs if it defuses
+        them; if we know what it is (and :attr:`through`, hard's :attr:`Level.race_through`), every piece of
+        ours it beats (a known Colonel took a Lieutenant, a Major,
+        another Lieutenant and a Major on its way to hard's Flag, which the race, counting our pieces as walls,
+        never saw coming: vixen, session 36).  An unseen piece's way stays around our movable pieces, whatever
+        type it may be, or every hidden piece would count as a possible Marshal that walks through them."""
+        key = (a, known)
+        got = self._pass_sets.get(key)
+        if got is None:
+            row = self.battle[a]
+            got = frozenset(k for k in range(1, len(row)) if row[k] == _ATTACKER_WINS and not self.flag[k]
+                            and ((known and self.through) or k == self.blocker))
+            self._pass_sets[key] = got
+        return got
+
+    def _approach(self, board: list[int]) -> list[tuple[Square, int, dict[frozenset[int], dict[Square, int]],
                                                         list[tuple[int, int, Square]]]]:
-        """Per square next to our Flag: what of ours stands there (kind code, 0 if nothing of ours), the
-        moves an enemy piece needs from each square to stand there (around our pieces; and through our Bombs,
-        for a piece that defuses them), and our movable pieces that can move onto it (the moves each needs,
-        its kind code and its square), all within the horizon."""
+        """Per square next to our Flag: the square, what of ours stands there (kind code, 0 if nothing of
+        ours), an empty cache for the moves an enemy piece needs from each square to stand there (per the kinds
+        of ours it passes through, :meth:`_way`), and our movable pieces that can move onto it (the moves each
+        needs, its kind code and its square), all within the horizon."""
         mine = self.me << 5
         mobile = self.mobile
         horizon = self.RACE_HORIZON
@@ -683,7 +705,7 @@ class Model:
         for n in self.flag_neighbours:
             c = board[n]
             occupant = c & KIND if c and c & OWNER == mine else 0
-            maps = [self._steps(board, n, bombs) for bombs in (False, True)]
+            maps: dict[frozenset[int], dict[Square, int]] = {}
             defenders = []
             seen = {n}
             frontier = [n]
@@ -700,7 +722,7 @@ class Model:
                         elif e & OWNER == mine and mobile[e & KIND]:
                             defenders.append((k + 1, e & KIND, y))
                 frontier = nxt
-            out.append((occupant, (maps[0], maps[1]), defenders))
+            out.append((n, occupant, maps, defenders))
         return out
 
     def trade_gain(self, mc: int, tc: int, t: Square) -> float:

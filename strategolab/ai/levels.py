@@ -41,6 +41,9 @@ class Level:
     # the race to our Flag also counts an intruder with two ways in that share their first steps: two defenders
     # must be near before it shows which way it takes, and one move a turn brings only one (Model._forks)
     race_forks: bool = False
+    # a known enemy piece's way to our Flag goes through our pieces it beats, taking them on its way, not round
+    # them as if they were walls (an unseen piece's still goes round: Model._passes)
+    race_through: bool = False
     # knows the plans of the setup library (and their mirror images) as setups an enemy may use: a battle that
     # shows what a plan has where it has it makes that plan likelier (ComputerPlayer._prior, BOOK_FRESH)
     book: bool = False
@@ -72,5 +75,6 @@ LEVELS: dict[str, Level] = {
     # in the race to its Flag, the enemy's pieces' showing counted at their rank value, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
-                  race_root=True, book=True, race_forks=True, seen_at_rank=True, honesty=True),
+                  race_root=True, book=True, race_forks=True, seen_at_rank=True, honesty=True,
+                  race_through=True),
 }

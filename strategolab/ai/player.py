@@ -124,7 +124,7 @@ class ComputerPlayer:
                                       level.honesty)
         theirs = dict(zip(*their_belief_table(view, hist), strict=True)) if level.opponent_model else None
         model = Model(view, squares, table, level.guard, theirs, hunt=level.hunt, lurk=level.lurk,
-                      forks=level.race_forks, seen_at_rank=level.seen_at_rank)
+                      forks=level.race_forks, seen_at_rank=level.seen_at_rank, through=level.race_through)
         kinds = view.ruleset.piece_types
         left = remaining_hidden(view)
         moved = [view.has_moved(s) for s in squares]
