@@ -71,8 +71,9 @@ LEVELS: dict[str, Level] = {
                     guard=80.0, noise=1.0, small_army_depth=1, small_army_noise=2.0, alarm_depth=2),
     # The same search in four times as many worlds (three plies in a small army, else a second look at its
     # best four moves three plies deep), behavioural evidence (weighed by how the game's shown approaches
-    # went), the hunt, a Spy that lurks, the setup library's plans among the setups it expects, forks counted
-    # in the race to its Flag, the enemy's pieces' showing counted at their rank value, and almost no noise.
+    # went), the hunt, a Spy that lurks, the setup library's plans among the setups it expects, forks and a
+    # known raider's way through our pieces counted in the race to its Flag, the enemy's pieces' showing
+    # counted at their rank value, and almost no noise.
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
                   race_root=True, book=True, race_forks=True, seen_at_rank=True, honesty=True,
