@@ -198,19 +198,18 @@ class Model:
                  forks: bool = False, seen_at_rank: bool = False, through: bool = False) -> None:
         rs = view.ruleset
         self.forks = forks
-        # Where a known raider goes through our pieces it beats (Level.race_through): in our half, where it is
-        # among them; further off the race counted a roaming known Marshal seven moves out, through four of
-        # our pieces, in most games against the 2012 champion, which only stirred near-equal moves.
-        self.through: frozenset[Square] = frozenset()
         self.rs = rs
         self.me = me = view.player
         geo = view.geometry
         kinds = rs.piece_types
         n = len(kinds)
         self.neighbours = geo.neighbours
-        if through:
-            bottom = rs.sits_at_bottom(me)
-            self.through = frozenset(x for x in geo.land if (square_row(x) < geo.height / 2) == bottom)
+        bottom = rs.sits_at_bottom(me)
+        ours_half = frozenset(x for x in geo.land if (square_row(x) < geo.height / 2) == bottom)
+        # Where a known raider goes through our pieces it beats (Level.race_through): in our half, where it is
+        # among them; further off the race counted a roaming known Marshal seven moves out, through four of
+        # our pieces, in most games against the 2012 champion, which only stirred near-equal moves.
+        self.through: frozenset[Square] = ours_half if through else frozenset()
         self.battle = _battle_table(rs)
         self.flag = (False, *(k.is_flag for k in kinds))
         self.mobile = (False, *(k.movable for k in kinds))
@@ -323,10 +322,9 @@ class Model:
             ours = [(x, index[q.type.name] + 1) for x in view.squares(me)
                     if (q := view.piece_at(x)) is not None and q.type.movable]
             # Only in our half: among our attacking pieces in the enemy's it is the battle front.
-            bottom, half = rs.sits_at_bottom(me), geo.height / 2
             for s in view.squares(1 - me):
                 piece = view.piece_at(s)
-                if piece is None or not piece.type.movable or (square_row(s) < half) != bottom:
+                if piece is None or not piece.type.movable or s not in ours_half:
                     continue
                 k = index[piece.type.name] + 1
                 near = dist[s]
@@ -702,8 +700,8 @@ class Model:
                                                         list[tuple[int, int, Square]]]]:
         """Per square next to our Flag: the square, what of ours stands there (kind code, 0 if nothing of
         ours), an empty cache for the moves an enemy piece needs from each square to stand there (per the kinds
-        of ours it passes through, :meth:`_way`), and our movable pieces that can move onto it (the moves each
-        needs, its kind code and its square), all within the horizon."""
+        of ours it passes through, filled by :meth:`_races_at` with :meth:`_steps`), and our movable pieces
+        that can move onto it (the moves each needs, its kind code and its square), all within the horizon."""
         mine = self.me << 5
         mobile = self.mobile
         horizon = self.RACE_HORIZON
