@@ -41,9 +41,10 @@ from strategolab.ai.beliefs import (
 from strategolab.ai.evaluation import Model, _distances, piece_values, top_bonus, win_value
 from strategolab.ai.explanation import describe_move
 from strategolab.ai.player import _DEEPEN_MOVES
+from strategolab.board import STRIDE
 from strategolab.controllers import explain
 from strategolab.notation import read_games, write_game
-from strategolab.players import RandomPlayer, play_game, selfplay
+from strategolab.players import RandomPlayer, make_player, play_game, selfplay
 from strategolab.records import Game
 from strategolab.rules import UCC, BattleResult
 from strategolab.setup_library import (
@@ -293,6 +294,42 @@ def test_after_honest_approaches_the_next_stepper_is_believed_sooner() -> None:
     player = ComputerPlayer(plain)
     player.choose_move(view)
     assert "stepped next to mine" not in str(player.last_reasoning)
+
+
+def test_a_piece_that_has_stood_still_long_on_the_front_rows_is_likelier_a_bomb() -> None:
+    """Real players move their front pieces early (strategolab.stillness): late in a game hard believes an
+    unmoved piece on the enemy's front two rows a Bomb far more than its setup square alone says, one on the
+    back row hardly more; early in the game it makes little difference.  The enemy model reads our unmoved
+    pieces so too; medium does not read it."""
+    state = play_game(make_player("medium", 1), make_player("medium", 2), "classic", seed=11, max_plies=240)
+    hard = LEVELS["hard"]
+    assert hard.stillness and not LEVELS["medium"].stillness
+    plain = dataclasses.replace(hard, stillness=False)
+
+    def bomb_share(view: View, level: Level, rows: range) -> float:
+        beliefs = ComputerPlayer(level).beliefs(view)
+        squares = [s for s in beliefs if not view.has_moved(s) and s // STRIDE in rows]
+        assert squares, "no unmoved hidden piece there"
+        return sum(beliefs[s]["Bomb"] for s in squares) / len(squares)
+
+    front, back = range(6, 8), range(9, 10)  # Blue's front two rows and its back row
+    view = state.view(RED)
+    assert len(view.move_stack) >= 200
+    late_front = bomb_share(view, hard, front) / bomb_share(view, plain, front)
+    late_back = bomb_share(view, hard, back) / bomb_share(view, plain, back)
+    assert late_front > 1.5 and late_front > 1.3 * late_back, (late_front, late_back)
+    early = state.copy()
+    while len(early.move_stack) > 30:
+        early.pop()
+    early_front = bomb_share(early.view(RED), hard, front) / bomb_share(early.view(RED), plain, front)
+    assert early_front < 1.3 < 1.5 < late_front, early_front
+    assert ComputerPlayer(dataclasses.replace(LEVELS["medium"], stillness=True)).beliefs(view) \
+        != ComputerPlayer("medium").beliefs(view)  # (the level flag is what turns it on)
+    ours, theirs = their_belief_table(view, stillness=True), their_belief_table(view)
+    assert ours[0] == theirs[0] and ours[1] != theirs[1]
+    # Where no table matches the army (barrage), nothing changes.
+    small = play_game(make_player("medium", 1), make_player("medium", 2), "barrage", seed=11, max_plies=120)
+    assert ComputerPlayer(hard).beliefs(small.view(RED)) == ComputerPlayer(plain).beliefs(small.view(RED))
 
 
 def test_a_piece_that_closes_in_on_a_known_marshal_is_likelier_the_spy() -> None:

@@ -10,6 +10,8 @@ from strategolab.board import STRIDE, TWO_STEPS, Square, geometry
 from strategolab.rules import RUN, BattleResult, PieceType, resolve_battle
 from strategolab.setup_library import placement_weights
 from strategolab.state import Battle, Piece
+from strategolab.stillness import for_ruleset as stillness_table
+from strategolab.stillness import row_from_back
 from strategolab.views import View
 
 # -- what the public history tells about each piece ------------------------------------------------------
@@ -177,29 +179,32 @@ def remaining_hidden(view: View) -> list[int]:
 
 def belief_table(view: View, priors: bool = True, soft_evidence: bool = True,
                  history: History | None = None, weights: Sequence[Sequence[float]] | None = None,
-                 honesty: bool = False) -> tuple[list[Square], list[list[float]]]:
+                 honesty: bool = False, stillness: bool = False) -> tuple[list[Square], list[list[float]]]:
     """The unknown enemy squares and, per square, a probability per piece type (``ruleset.piece_types`` order).
 
     Rows sum to 1; columns sum to :func:`remaining_hidden` (scaled, in a lesson position that does not hold
     a full army).  See the module docstring for the evidence used.  ``weights`` replaces the priors from real
     setups (:func:`~strategolab.setup_library.placement_weights`, same shape), e.g. by an opponent's memory.
     ``honesty``: weigh a step next to our known piece by how this game's shown approaches went
-    (:func:`approach_weights`), not by real players' habits alone.
+    (:func:`approach_weights`), not by real players' habits alone.  ``stillness``: an unmoved piece's types
+    that move weigh as often as real players had not yet moved them (:mod:`strategolab.stillness`).
     """
     squares = view.unknown_squares()
     if not squares:
         return squares, []
     hist = history if history is not None else read_history(view)
     return squares, _infer(view, 1 - view.player, squares, remaining_hidden(view), hist, priors,
-                           hist.events if soft_evidence else {}, weights, honesty)
+                           hist.events if soft_evidence else {}, weights, honesty, stillness)
 
 
-def their_belief_table(view: View, history: History | None = None) -> tuple[list[Square], list[list[float]]]:
+def their_belief_table(view: View, history: History | None = None,
+                       stillness: bool = False) -> tuple[list[Square], list[list[float]]]:
     """What the *enemy* can believe about our pieces it has not seen, from the same public information.
 
     The same inference as :func:`belief_table` from the other side (priors from real setups, moved pieces
-    are no Bombs, the counts of our hidden army), without behavioural evidence: it is what the enemy could
-    know, which the ``hard`` level uses to foresee which of our pieces the enemy dares to attack.
+    are no Bombs, the counts of our hidden army, with ``stillness`` how long our pieces have stood), without
+    behavioural evidence: it is what the enemy could know, which the ``hard`` level uses to foresee which of
+    our pieces the enemy dares to attack.
     """
     me = view.player
     squares = [s for s in view.squares(me) if not view.is_revealed(s)]
@@ -210,12 +215,13 @@ def their_belief_table(view: View, history: History | None = None) -> tuple[list
     for s in squares:
         left[index[view.piece_at(s).type.name]] += 1  # type: ignore[union-attr]
     hist = history if history is not None else read_history(view)
-    return squares, _infer(view, me, squares, left, hist, True, {})
+    return squares, _infer(view, me, squares, left, hist, True, {}, stillness=stillness)
 
 
 def _infer(view: View, side: int, squares: list[Square], left: list[int], hist: History, priors: bool,
            events: dict[Square, list[tuple[str, PieceType]]],
-           weights: Sequence[Sequence[float]] | None = None, honesty: bool = False) -> list[list[float]]:
+           weights: Sequence[Sequence[float]] | None = None, honesty: bool = False,
+           stillness: bool = False) -> list[list[float]]:
     """Beliefs about ``side``'s pieces on ``squares``, balanced against ``left`` pieces of each type."""
     rs = view.ruleset
     kinds = rs.piece_types
@@ -228,6 +234,8 @@ def _infer(view: View, side: int, squares: list[Square], left: list[int], hist: 
     forced = sum(moved) >= sum(c for c, m in zip(left, movable, strict=True) if m)
     flag = next((k for k in range(n) if kinds[k].is_flag), None)
     approach = approach_weights(hist.honest, rs.army) if honesty and events else (APPROACH_TIE, APPROACH_LOSE)
+    still = stillness_table(rs) if stillness and priors else None
+    side_moves = len(view.move_stack) // 2  # (about) the moves ``side`` has made
     rows = []
     for s, has_moved in zip(squares, moved, strict=True):
         i = setup_index.get(hist.origin.get(s, s))
@@ -236,6 +244,9 @@ def _infer(view: View, side: int, squares: list[Square], left: list[int], hist: 
             row = [x if movable[k] else 0.0 for k, x in enumerate(row)]
         elif forced:
             row = [0.0 if movable[k] else x for k, x in enumerate(row)]
+        if still is not None and not has_moved:
+            depth = row_from_back(rs, s, side)
+            row = [x * still.share(kinds[k].name, depth, side_moves) if movable[k] else x for k, x in enumerate(row)]
         if priors and flag is not None and not has_moved and _open_side(view, side, s):
             row[flag] *= OPEN_FLAG
         if s in events:

@@ -53,6 +53,9 @@ class Level:
     # a step next to our known piece weighs as this game's shown approaches went (beliefs.approach_weights):
     # an enemy that never steps up with a losing piece is believed sooner
     honesty: bool = False
+    # an unmoved piece is judged by how long it has stood: its types that move weigh as often as real players
+    # had not yet moved such a piece from that row by then (strategolab.stillness; classic armies only)
+    stillness: bool = False
 
 
 LEVELS: dict[str, Level] = {
@@ -77,5 +80,5 @@ LEVELS: dict[str, Level] = {
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
                   race_root=True, book=True, race_forks=True, seen_at_rank=True, honesty=True,
-                  race_through=True),
+                  race_through=True, stillness=True),
 }

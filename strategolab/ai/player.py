@@ -98,7 +98,7 @@ class ComputerPlayer:
         _check_view(view)
         hist = read_history(view)
         squares, table = belief_table(view, self.level.priors, self.level.soft_evidence, hist,
-                                      self._prior(view, hist), self.level.honesty)
+                                      self._prior(view, hist), self.level.honesty, self.level.stillness)
         names = [k.name for k in view.ruleset.piece_types]
         return {s: dict(zip(names, row, strict=True)) for s, row in zip(squares, table, strict=True)}
 
@@ -121,8 +121,9 @@ class ComputerPlayer:
         level = self.level
         hist = read_history(view)
         squares, table = belief_table(view, level.priors, level.soft_evidence, hist, self._prior(view, hist),
-                                      level.honesty)
-        theirs = dict(zip(*their_belief_table(view, hist), strict=True)) if level.opponent_model else None
+                                      level.honesty, level.stillness)
+        theirs = (dict(zip(*their_belief_table(view, hist, level.stillness), strict=True))
+                  if level.opponent_model else None)
         model = Model(view, squares, table, level.guard, theirs, hunt=level.hunt, lurk=level.lurk,
                       forks=level.race_forks, seen_at_rank=level.seen_at_rank, through=level.race_through)
         kinds = view.ruleset.piece_types
