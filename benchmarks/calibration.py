@@ -2,6 +2,7 @@
 
     python benchmarks/calibration.py [ARCHIVE] [--games 600] [--skip 1500] [--type Spy] [--near Marshal]
     python benchmarks/calibration.py --records benchmarks/results/hard-a4db27f/ladder-isf_*.sgn.gz --player hard
+    python benchmarks/calibration.py --type Bomb --near '' --unmoved 3 --plies 200-300 [--off stillness]
 
 Replays real games (the classic Gravon games with a setup in ARCHIVE, by default $STRATEGOLAB_GRAVON or
 ``../shared/data/gravon`` beside the repository; ``--skip`` passes over the first games, by default the 1,500 the
@@ -10,7 +11,10 @@ never saw), or a tournament's records from ``--player``'s side.  In every ``--ev
 the view of the side to move and then of the other, the ``--level``'s beliefs are read about the enemy's hidden
 pieces; with ``--near`` (a piece type) only from a side whose piece of that type is known, and only about the
 hidden pieces that have moved and stand within two squares of it (by rows and columns): the Spy beside a known
-Marshal, by default.
+Marshal, by default.  With ``--unmoved ROWS`` only the hidden pieces that have never moved, on those rows
+counted from their owner's back row (0; ``3`` is the front row in classic), and with ``--plies A-B`` only in
+those plies: a Bomb left standing late on the front row (``strategolab.stillness``).  ``--off FLAG`` judges
+the level with one of its switches off (``stillness``, ``honesty``, ``soft_evidence``, ...).
 
 Prints, per tenth of belief in ``--type``, how many such pieces, the belief on average and how often the piece
 was of that type; then the pieces of that type expected by the beliefs against those there were, and the
@@ -21,15 +25,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from strategolab import Move
-from strategolab.ai import ComputerPlayer
+from strategolab.ai import LEVELS, ComputerPlayer, Level
 from strategolab.board import Square, square_column, square_row
 from strategolab.errors import StrategolabError
 from strategolab.state import State
+from strategolab.stillness import row_from_back
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,15 +43,23 @@ ROOT = Path(__file__).resolve().parents[1]
 class Calibration:
     """Beliefs in one type, binned by tenths, against what the pieces were."""
 
-    def __init__(self, kind: str, near: str | None = "Marshal", level: str = "hard") -> None:
+    def __init__(self, kind: str, near: str | None = "Marshal", level: str | Level = "hard",
+                 unmoved: frozenset[int] | None = None, plies: tuple[int, int] = (0, 1 << 30)) -> None:
         self.kind = kind
         self.near = near
+        self.unmoved = unmoved
+        self.plies = plies
         self.player = ComputerPlayer(level)
         self.bins: list[list[float]] = [[0, 0.0, 0] for _ in range(10)]  # pieces, sum of beliefs, of the type
 
     def watched(self, state: State, side: int) -> list[Square]:
         """The other side's hidden pieces to judge from ``side``'s view (none if ``near`` is not known there)."""
         hidden = [s for s in state.squares(1 - side) if not state.is_revealed(s)]
+        if not self.plies[0] <= len(state.move_stack) < self.plies[1]:
+            return []
+        if self.unmoved is not None:
+            hidden = [s for s in hidden if not state.has_moved(s)
+                      and row_from_back(state.ruleset, s, 1 - side) in self.unmoved]
         if self.near is None:
             return hidden
         known = [s for s in state.squares(side) if state.is_revealed(s)
@@ -103,12 +117,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--level", default="hard")
     parser.add_argument("--every", type=int, default=4,
                         help="judge two positions (one each side) in every EVERY plies (default 4)")
+    parser.add_argument("--unmoved", metavar="ROWS", help="only pieces never moved, on these rows from their owner's "
+                        "back row (0), comma-separated: 3 is classic's front row")
+    parser.add_argument("--plies", metavar="A-B", help="only positions from ply A to before ply B")
+    parser.add_argument("--off", action="append", default=[], metavar="FLAG",
+                        help="the level with this switch off (a Level field such as stillness; repeatable)")
     parser.add_argument("--records", nargs="+", metavar="FILE", help="a tournament's records instead")
     parser.add_argument("--player", help="with --records: whose beliefs (a name in the Red/Blue headers)")
     args = parser.parse_args(argv)
     if (args.records is None) != (args.player is None):
         parser.error("--records and --player go together")
-    calib = Calibration(args.type, args.near or None, args.level)
+    level = LEVELS[args.level]
+    for flag in args.off:
+        if not isinstance(getattr(level, flag, None), bool):
+            parser.error(f"--off {flag}: not a switch of Level")
+        level = dataclasses.replace(level, **{flag: False})
+    try:
+        unmoved = None if args.unmoved is None else frozenset(int(r) for r in args.unmoved.split(","))
+        plies = (0, 1 << 30) if args.plies is None else tuple(int(x) for x in args.plies.split("-"))
+        if len(plies) != 2:
+            raise ValueError
+    except ValueError:
+        parser.error("--unmoved takes rows like 2,3 and --plies a range like 200-300")
+    calib = Calibration(args.type, args.near or None, level, unmoved, plies)
     if args.records:
         from losses import read, side_of  # this folder's sibling script (only run as a script)
 
@@ -131,7 +162,12 @@ def main(argv: list[str] | None = None) -> int:
                 calib.game(state, moves, args.every)
         print(f"{games} classic games from {args.archive} (after the first {args.skip})")
     where = f"moved pieces within two squares of a known {args.near}" if args.near else "every hidden piece"
-    print(f"{args.level}'s beliefs, two positions in every {args.every} plies: {where}\n")
+    if unmoved is not None:
+        where += f", never moved, on rows {args.unmoved} from their owner's back row"
+    if args.plies:
+        where += f", plies {args.plies}"
+    off = f" with {', '.join(args.off)} off" if args.off else ""
+    print(f"{args.level}'s beliefs{off}, two positions in every {args.every} plies: {where}\n")
     calib.report()
     return 0
 

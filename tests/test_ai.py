@@ -1459,10 +1459,10 @@ def test_a_battle_in_the_search_shows_the_enemy_piece_that_survives_it() -> None
     assert search.known == set()  # taken back with the move
 
 
-def test_the_calibration_benchmark_judges_the_pieces_near_a_known_marshal(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_calibration_benchmark_judges_the_pieces_asked_for(capsys: pytest.CaptureFixture[str]) -> None:
     """``benchmarks/calibration.py`` reads the beliefs about the moved hidden pieces within two squares of our
     known Marshal (not the unmoved one beside it, not a far one, and none while the Marshal is unseen) and
-    counts what they were."""
+    counts what they were; or about the pieces never moved on given rows, in given plies."""
     spec = importlib.util.spec_from_file_location("calibration", ROOT / "benchmarks" / "calibration.py")
     assert spec is not None and spec.loader is not None
     calibration = importlib.util.module_from_spec(spec)
@@ -1483,6 +1483,12 @@ def test_the_calibration_benchmark_judges_the_pieces_near_a_known_marshal(capsys
     calib.report()
     expected = beliefs[sq("E5")]["Spy"] + beliefs[sq("F4")]["Spy"]
     assert f"2 pieces: the beliefs expected {expected:.0f} of them to be a Spy, 1 were" in capsys.readouterr().out
+    # Only the pieces never moved on the rows asked for (from their owner's back row), in the plies asked for.
+    state = make("A1:rF E3:rX'! J1:r4 A10:bF E5:bS' F4:b5' D3:bB J7:b5' B9:b3 C7:bB G7:b4 H8:b6'", turn=RED)
+    front = calibration.Calibration("Bomb", near=None, unmoved=frozenset({3}))
+    assert sorted(front.watched(state, RED)) == sorted([sq("C7"), sq("G7")])
+    assert calibration.Calibration("Bomb", near=None, unmoved=frozenset({1, 2})).watched(state, RED) == [sq("B9")]
+    assert calibration.Calibration("Bomb", near=None, unmoved=frozenset({3}), plies=(1, 100)).watched(state, RED) == []
 
 
 def test_the_playouts_benchmark_plays_variants_on_the_same_positions() -> None:
