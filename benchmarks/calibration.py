@@ -13,8 +13,8 @@ pieces; with ``--near`` (a piece type) only from a side whose piece of that type
 hidden pieces that have moved and stand within two squares of it (by rows and columns): the Spy beside a known
 Marshal, by default.  With ``--unmoved ROWS`` only the hidden pieces that have never moved, on those rows
 counted from their owner's back row (0; ``3`` is the front row in classic), and with ``--plies A-B`` only in
-those plies: a Bomb left standing late on the front row (``strategolab.stillness``).  ``--off FLAG`` judges
-the level with one of its switches off (``stillness``, ``honesty``, ``soft_evidence``, ...).
+those plies: a Bomb left standing late on the front row (``strategolab.stillness``).  ``--on FLAG`` and
+``--off FLAG`` judge the level with one of its switches on or off (``stillness``, ``honesty``, ...).
 
 Prints, per tenth of belief in ``--type``, how many such pieces, the belief on average and how often the piece
 was of that type; then the pieces of that type expected by the beliefs against those there were, and the
@@ -120,18 +120,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--unmoved", metavar="ROWS", help="only pieces never moved, on these rows from their owner's "
                         "back row (0), comma-separated: 3 is classic's front row")
     parser.add_argument("--plies", metavar="A-B", help="only positions from ply A to before ply B")
+    parser.add_argument("--on", action="append", default=[], metavar="FLAG",
+                        help="the level with this switch on (a Level field such as stillness; repeatable)")
     parser.add_argument("--off", action="append", default=[], metavar="FLAG",
-                        help="the level with this switch off (a Level field such as stillness; repeatable)")
+                        help="the level with this switch off (a Level field such as honesty; repeatable)")
     parser.add_argument("--records", nargs="+", metavar="FILE", help="a tournament's records instead")
     parser.add_argument("--player", help="with --records: whose beliefs (a name in the Red/Blue headers)")
     args = parser.parse_args(argv)
     if (args.records is None) != (args.player is None):
         parser.error("--records and --player go together")
     level = LEVELS[args.level]
-    for flag in args.off:
-        if not isinstance(getattr(level, flag, None), bool):
-            parser.error(f"--off {flag}: not a switch of Level")
-        level = dataclasses.replace(level, **{flag: False})
+    for flags, value in ((args.on, True), (args.off, False)):
+        for flag in flags:
+            if not isinstance(getattr(level, flag, None), bool):
+                parser.error(f"{'--on' if value else '--off'} {flag}: not a switch of Level")
+            level = dataclasses.replace(level, **{flag: value})
     try:
         unmoved = None if args.unmoved is None else frozenset(int(r) for r in args.unmoved.split(","))
         plies = (0, 1 << 30) if args.plies is None else tuple(int(x) for x in args.plies.split("-"))
@@ -166,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         where += f", never moved, on rows {args.unmoved} from their owner's back row"
     if args.plies:
         where += f", plies {args.plies}"
-    off = f" with {', '.join(args.off)} off" if args.off else ""
+    off = "".join(f" with {', '.join(flags)} {word}" for flags, word in ((args.on, "on"), (args.off, "off")) if flags)
     print(f"{args.level}'s beliefs{off}, two positions in every {args.every} plies: {where}\n")
     calib.report()
     return 0

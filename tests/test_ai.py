@@ -297,14 +297,14 @@ def test_after_honest_approaches_the_next_stepper_is_believed_sooner() -> None:
 
 
 def test_a_piece_that_has_stood_still_long_on_the_front_rows_is_likelier_a_bomb() -> None:
-    """Real players move their front pieces early (strategolab.stillness): late in a game hard believes an
-    unmoved piece on the enemy's front two rows a Bomb far more than its setup square alone says, one on the
-    back row hardly more; early in the game it makes little difference.  The enemy model reads our unmoved
-    pieces so too; medium does not read it."""
+    """Real players move their front pieces early (strategolab.stillness): late in a game hard with
+    ``stillness`` believes an unmoved piece on the enemy's front two rows a Bomb far more than its setup square
+    alone says, one on the back row hardly more; early in the game it makes little difference.  The enemy model
+    reads our unmoved pieces so too.  No level reads it as shipped (the 2012 bots do not stand as players do)."""
     state = play_game(make_player("medium", 1), make_player("medium", 2), "classic", seed=11, max_plies=240)
-    hard = LEVELS["hard"]
-    assert hard.stillness and not LEVELS["medium"].stillness
-    plain = dataclasses.replace(hard, stillness=False)
+    plain = LEVELS["hard"]
+    assert not any(level.stillness for level in LEVELS.values())
+    hard = dataclasses.replace(plain, stillness=True)
 
     def bomb_share(view: View, level: Level, rows: range) -> float:
         beliefs = ComputerPlayer(level).beliefs(view)
@@ -1489,6 +1489,10 @@ def test_the_calibration_benchmark_judges_the_pieces_asked_for(capsys: pytest.Ca
     assert sorted(front.watched(state, RED)) == sorted([sq("C7"), sq("G7")])
     assert calibration.Calibration("Bomb", near=None, unmoved=frozenset({1, 2})).watched(state, RED) == [sq("B9")]
     assert calibration.Calibration("Bomb", near=None, unmoved=frozenset({3}), plies=(1, 100)).watched(state, RED) == []
+    for bad in (["--on", "stilness"], ["--off", "worlds"], ["--unmoved", "front"], ["--plies", "200"]):
+        with pytest.raises(SystemExit):
+            calibration.main([*bad, "--records", "none.sgn", "--player", "hard"])
+    assert "not a switch of Level" in capsys.readouterr().err
 
 
 def test_the_playouts_benchmark_plays_variants_on_the_same_positions() -> None:
