@@ -32,10 +32,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from strategolab import Move
-from strategolab.archive import initial_state
+from strategolab.archive import games_with_setup
 from strategolab.board import STRIDE, TWO_STEPS
 from strategolab.errors import StrategolabError
-from strategolab.gravon import read_gravon
 from strategolab.rules import BattleResult, PieceType, resolve_battle
 from strategolab.state import Piece, State
 
@@ -156,19 +155,7 @@ def table(counts: dict[str, tuple[Counter, Counter]]) -> None:
 def archive_games(archive: str, games: int, skip: int = 0) -> Iterator[tuple[State, list[Move]]]:
     """The classic Gravon games with a setup in ``archive`` (their start and moves), ``games`` of them after the
     first ``skip``."""
-    seen = 0
-    for game in read_gravon(archive, types=["classic"], errors="skip"):
-        if seen >= skip + games:
-            return
-        if not game.has_setup:
-            continue
-        try:
-            state = initial_state(game)
-        except StrategolabError:
-            continue
-        seen += 1
-        if seen > skip:
-            yield state, [Move(f, t) for f, t in game.moves]
+    return games_with_setup([archive], "classic", games, skip)
 
 
 def from_archive(tally: Tally, archive: str, limit: int) -> int:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from strategolab.board import square_name
-from strategolab.errors import IllegalMoveError, RecordError, SetupError, printable
+from strategolab.errors import IllegalMoveError, RecordError, SetupError, StrategolabError, printable
 from strategolab.gravon import (
     RESULT_TYPES,
     GravonError,
@@ -269,6 +269,26 @@ def archive_files(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
         else:
             out.append(str(p))
     return out
+
+
+def games_with_setup(paths: Iterable[str | os.PathLike[str]], game_type: str = "classic", games: int | None = None,
+                     skip: int = 0) -> Iterator[tuple[State, list[Move]]]:
+    """The Gravon games of ``game_type`` in ``paths`` that have a setup the engine can start from: each one's
+    start and moves, ``games`` of them (all if None) after the first ``skip``, in the archive's order."""
+    seen = 0
+    for name in archive_files(paths):
+        for game in read_gravon(name, types=[game_type], errors="skip"):
+            if games is not None and seen >= skip + games:
+                return
+            if not game.has_setup:
+                continue
+            try:
+                state = initial_state(game)
+            except StrategolabError:
+                continue
+            seen += 1
+            if seen > skip:
+                yield state, [Move(f, t) for f, t in game.moves]
 
 
 def verify(paths: Iterable[str | os.PathLike[str]], *, ruleset: str | None = None, check: bool = True,

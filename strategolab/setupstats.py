@@ -11,14 +11,13 @@ and Blue's setups add up.  Rebuild the table from any archive with::
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from strategolab.board import Square, geometry
+from strategolab.datafiles import read_table, write_table
 from strategolab.errors import StrategolabError
 from strategolab.rules import Ruleset, get_ruleset
 from strategolab.setups import Setup
@@ -152,29 +151,13 @@ def _data_file(ruleset: str) -> str:
 def load(ruleset: str | Ruleset = "classic", path: str | os.PathLike[str] | None = None) -> SetupStats:
     """The shipped table for ``ruleset`` (``classic`` or ``barrage``), or one saved at ``path``."""
     name = get_ruleset(ruleset).name
-    try:
-        if path is None:
-            text = resources.files("strategolab").joinpath("data", _data_file(name)).read_text(encoding="utf-8")
-            where = f"strategolab/data/{_data_file(name)}"
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-            where = str(path)
-    except FileNotFoundError:
-        raise StrategolabError(f"no setup statistics for {name!r}"
-                               + ("" if path is None else f" at {path}")) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise StrategolabError(f"{where}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
-    return SetupStats.from_json(data, where)
+    data, where = read_table(_data_file(name), path, f"no setup statistics for {name!r}")
+    return SetupStats.from_json(data, where)  # type: ignore[arg-type]
 
 
 def save(stats: SetupStats, path: str | os.PathLike[str]) -> None:
     """Write a table atomically (a temporary file renamed over the target)."""
-    target = Path(path)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(stats.to_json(), separators=(",", ":")) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
+    write_table(stats.to_json(), path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from strategolab.board import STRIDE, Square, geometry
+from strategolab.datafiles import read_table, write_table
 from strategolab.errors import StrategolabError
 from strategolab.rules import Ruleset, get_ruleset
 from strategolab.state import Move, State
@@ -151,31 +150,12 @@ def tally(games: Iterable[tuple[State, Iterable[tuple[Square, Square]]]], rulese
     return t.result(source)
 
 
-def gravon_games(paths: Iterable[str | os.PathLike[str]], games: int | None = None,
-                 game_type: str = "classic") -> Iterator[tuple[State, list[tuple[Square, Square]]]]:
-    """The first ``games`` Gravon games of ``game_type`` with a setup (all if None): their start and moves."""
-    from strategolab.archive import archive_files, initial_state
-    from strategolab.gravon import read_gravon
-
-    seen = 0
-    for f in archive_files(paths):
-        for game in read_gravon(f, types=[game_type], errors="skip"):
-            if games is not None and seen >= games:
-                return
-            if not game.has_setup:
-                continue
-            try:
-                state = initial_state(game)
-            except StrategolabError:
-                continue
-            seen += 1
-            yield state, list(game.moves)
-
-
 def build(paths: Iterable[str | os.PathLike[str]], games: int | None = 1500, game_type: str = "classic") -> Stillness:
     """The table for ``game_type`` from the first ``games`` Gravon games with a setup in ``paths``."""
+    from strategolab.archive import games_with_setup
+
     paths = list(paths)
-    table = tally(gravon_games(paths, games, game_type), game_type)
+    table = tally(games_with_setup(paths, game_type, games), game_type)
     return Stillness(table.ruleset, table.games, table.counts, ", ".join(Path(p).name for p in paths)
                      + f" (the first {table.games} Gravon {game_type} games with a setup)")
 
@@ -187,20 +167,8 @@ def _data_file(ruleset: str) -> str:
 def load(ruleset: str | Ruleset = "classic", path: str | os.PathLike[str] | None = None) -> Stillness:
     """The shipped table for ``ruleset`` (``classic``), or one saved at ``path``."""
     name = get_ruleset(ruleset).name
-    try:
-        if path is None:
-            text = resources.files("strategolab").joinpath("data", _data_file(name)).read_text(encoding="utf-8")
-            where = f"strategolab/data/{_data_file(name)}"
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-            where = str(path)
-    except FileNotFoundError:
-        raise StrategolabError(f"no stillness table for {name!r}" + ("" if path is None else f" at {path}")) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise StrategolabError(f"{where}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
-    return Stillness.from_json(data, where)
+    data, where = read_table(_data_file(name), path, f"no stillness table for {name!r}")
+    return Stillness.from_json(data, where)  # type: ignore[arg-type]
 
 
 @functools.cache
@@ -219,10 +187,7 @@ def for_ruleset(rs: Ruleset) -> Stillness | None:
 
 def save(table: Stillness, path: str | os.PathLike[str]) -> None:
     """Write a table atomically (a temporary file renamed over the target)."""
-    target = Path(path)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(json.dumps(table.to_json(), separators=(",", ":")) + "\n", encoding="utf-8")
-    os.replace(tmp, target)
+    write_table(table.to_json(), path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -238,9 +203,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(Path(__file__).parent / "data"),
                         help="folder for stillness_classic.json (default: the package's data folder)")
     args = parser.parse_args(argv)
-    table = build(args.paths, args.games)
-    out = Path(args.out) / _data_file(table.ruleset.name)
-    save(table, out)
+    if args.games < 1:
+        parser.error(f"--games must be at least 1, not {args.games}")
+    try:
+        table = build(args.paths, args.games)
+        if not table.games:
+            raise StrategolabError(f"no classic game with a setup in {', '.join(args.paths)}")
+        out = Path(args.out) / _data_file(table.ruleset.name)
+        save(table, out)
+    except StrategolabError as e:
+        parser.exit(1, f"{parser.prog}: error: {e}\n")
     print(f"{table.ruleset.name}: {table.games} games -> {out}")
     return 0
 

@@ -10,7 +10,7 @@ from conftest import ARCHIVE
 
 from strategolab import Move, StrategolabError, get_ruleset
 from strategolab.players import make_player, play_game
-from strategolab.stillness import BUCKET, LAST, build, for_ruleset, load, row_from_back, save, tally
+from strategolab.stillness import BUCKET, LAST, build, for_ruleset, load, main, row_from_back, save, tally
 
 
 def _random_game(plies: int = 45):
@@ -111,3 +111,18 @@ def test_bad_tables_are_refused_with_the_file_name(tmp_path: Path) -> None:
 @pytest.mark.skipif(not ARCHIVE.is_dir(), reason=f"Gravon archive not found at {ARCHIVE}")
 def test_building_from_the_archive_gives_the_shipped_table() -> None:
     assert build([ARCHIVE], 1500).counts == load("classic").counts
+
+
+def test_the_build_command_says_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, said in ((["build", str(tmp_path / "nowhere")], "nowhere: expected a .xml file, a .zip file"),
+                       (["build", str(tmp_path)], "no classic game with a setup in"),
+                       (["build", str(tmp_path), "--games", "0"], "--games must be at least 1, not 0")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code in (1, 2) and said in capsys.readouterr().err, argv
+    end, moves = _random_game()
+    start = end.copy()
+    while start.move_stack:
+        start.pop()
+    save(tally([(start, moves)]), tmp_path / "new" / "folder" / "t.json")  # the folder is made
+    assert load("classic", tmp_path / "new" / "folder" / "t.json").games == 1
