@@ -11,6 +11,7 @@ from conftest import ARCHIVE
 
 from strategolab.archive import (
     GRAVON_CLASSIC,
+    games_with_setup,
     initial_state,
     main,
     repetition_study,
@@ -168,3 +169,18 @@ def test_the_ultimate_lightning_pieces_are_needed(piece: str) -> None:
     classic = {"Captain": CAPTAIN, "Scout": SCOUT, "Miner": MINER}[piece]
     army = tuple((classic if p.name == piece else p, n) for p, n in GRAVON_ULTIMATE_LIGHTNING.army)
     assert ul_breaks(GRAVON_ULTIMATE_LIGHTNING.replace(name=f"ul-classic-{piece}", army=army))
+
+
+@needs_archive
+def test_games_with_setup_give_starts_and_moves_in_the_archives_order() -> None:
+    month = ARCHIVE / "strados2014-2.zip"
+    four = list(games_with_setup([month], "classic", games=4))
+    later = list(games_with_setup([month], "classic", games=3, skip=1))
+    assert len(four) == 4 and len(later) == 3
+    expected = [g for g in read_gravon(month, types={"classic"}) if g.has_setup][:4]
+    for (state, moves), game in zip(four, expected, strict=True):
+        assert not state.move_stack and len(state.squares()) == 80
+        assert [(m.from_square, m.to_square) for m in moves] == list(game.moves)
+    assert [m for _, m in later] == [m for _, m in four[1:]]
+    barrage = next(games_with_setup([month], "barrage", games=1))[0]
+    assert len(barrage.squares()) == 16
