@@ -24,6 +24,8 @@ def read_table(file_name: str, path: str | os.PathLike[str] | None, missing: str
             where = str(path)
     except FileNotFoundError:
         raise StrategolabError(missing + ("" if path is None else f" at {path}")) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise StrategolabError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
     try:
         return json.loads(text), where
     except json.JSONDecodeError as e:

@@ -126,3 +126,11 @@ def test_the_build_command_says_what_is_wrong(tmp_path: Path, capsys: pytest.Cap
         start.pop()
     save(tally([(start, moves)]), tmp_path / "new" / "folder" / "t.json")  # the folder is made
     assert load("classic", tmp_path / "new" / "folder" / "t.json").games == 1
+
+
+def test_a_folder_or_binary_file_is_refused_as_a_table(tmp_path: Path) -> None:
+    with pytest.raises(StrategolabError, match="cannot read"):
+        load("classic", tmp_path)
+    (tmp_path / "b.json").write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(StrategolabError, match=r"cannot read .*b\.json"):
+        load("classic", tmp_path / "b.json")
