@@ -54,9 +54,9 @@ class Calibration:
 
     def watched(self, state: State, side: int) -> list[Square]:
         """The other side's hidden pieces to judge from ``side``'s view (none if ``near`` is not known there)."""
-        hidden = [s for s in state.squares(1 - side) if not state.is_revealed(s)]
         if not self.plies[0] <= len(state.move_stack) < self.plies[1]:
             return []
+        hidden = [s for s in state.squares(1 - side) if not state.is_revealed(s)]
         if self.unmoved is not None:
             hidden = [s for s in hidden if not state.has_moved(s)
                       and row_from_back(state.ruleset, s, 1 - side) in self.unmoved]

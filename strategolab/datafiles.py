@@ -1,5 +1,6 @@
-"""The small JSON tables that ship in ``strategolab/data``: reading one (shipped, or saved elsewhere) with errors
-that name the file, line and column, and writing one atomically."""
+"""The small JSON tables that ship in ``strategolab/data``: which shipped rule set's tables serve a rule set,
+reading one (shipped, or saved elsewhere) with errors that name the file, line and column, and writing one
+atomically."""
 
 from __future__ import annotations
 
@@ -8,7 +9,20 @@ import os
 from importlib import resources
 from pathlib import Path
 
+from strategolab.board import geometry
 from strategolab.errors import StrategolabError
+from strategolab.rules import BARRAGE, CLASSIC, Ruleset
+
+
+def serving_ruleset(rs: Ruleset) -> Ruleset | None:
+    """The rule set whose shipped tables serve ``rs``: classic or barrage, whichever has the same army and
+    setup zone (classic serves isf and original-1961), or None."""
+    mine = sorted((k.name, n) for k, n in rs.army)
+    for table in (CLASSIC, BARRAGE):
+        if mine == sorted((k.name, n) for k, n in table.army) and (
+                geometry(rs).setup_squares == geometry(table).setup_squares):
+            return table
+    return None
 
 
 def read_table(file_name: str, path: str | os.PathLike[str] | None, missing: str) -> tuple[object, str]:

@@ -196,17 +196,15 @@ def _depths(rs: Ruleset) -> list[float]:
 def _stats_for(rs: Ruleset) -> SetupStats | None:
     """The shipped statistics table whose army and setup zone match ``rs``, if any (read on first use)."""
     from strategolab import setupstats
-    from strategolab.rules import BARRAGE, CLASSIC
+    from strategolab.datafiles import serving_ruleset
 
-    mine = sorted((k.name, n) for k, n in rs.army)
-    for table in (CLASSIC, BARRAGE):
-        if mine == sorted((k.name, n) for k, n in table.army) and (
-                geometry(rs).setup_squares == geometry(table).setup_squares):
-            try:
-                return setupstats.load(table.name)
-            except StrategolabError:
-                return None
-    return None
+    table = serving_ruleset(rs)
+    if table is None:
+        return None
+    try:
+        return setupstats.load(table.name)
+    except StrategolabError:
+        return None
 
 
 # How much likelier a generated setup puts its Flag on a square its Bombs can wall in on every side: against

@@ -15,6 +15,7 @@ were on the board and how many of them had never moved.  Rebuild it with::
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 from collections.abc import Iterable
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from strategolab.board import STRIDE, Square, geometry
-from strategolab.datafiles import read_table, write_table
+from strategolab.datafiles import read_table, serving_ruleset, write_table
 from strategolab.errors import StrategolabError
 from strategolab.rules import Ruleset, get_ruleset
 from strategolab.state import Move, State
@@ -156,8 +157,8 @@ def build(paths: Iterable[str | os.PathLike[str]], games: int | None = 1500, gam
 
     paths = list(paths)
     table = tally(games_with_setup(paths, game_type, games), game_type)
-    return Stillness(table.ruleset, table.games, table.counts, ", ".join(Path(p).name for p in paths)
-                     + f" (the first {table.games} Gravon {game_type} games with a setup)")
+    return dataclasses.replace(table, source=", ".join(Path(p).name for p in paths)
+                               + f" (the first {table.games} Gravon {game_type} games with a setup)")
 
 
 def _data_file(ruleset: str) -> str:
@@ -174,15 +175,13 @@ def load(ruleset: str | Ruleset = "classic", path: str | os.PathLike[str] | None
 @functools.cache
 def for_ruleset(rs: Ruleset) -> Stillness | None:
     """The shipped table whose army and setup zone match ``rs`` (classic, isf, original-1961), if any."""
-    from strategolab.rules import CLASSIC
-
-    if sorted((k.name, n) for k, n in rs.army) != sorted((k.name, n) for k, n in CLASSIC.army) or (
-            geometry(rs).setup_squares != geometry(CLASSIC).setup_squares):
+    table = serving_ruleset(rs)
+    if table is None:
         return None
     try:
-        return load(CLASSIC.name)
+        return load(table.name)
     except StrategolabError:
-        return None
+        return None  # (barrage has setup statistics but no stillness table)
 
 
 def save(table: Stillness, path: str | os.PathLike[str]) -> None:
