@@ -163,6 +163,17 @@ def _battle_table(rs: Ruleset) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(0 if a is None or d is None else int(resolve_battle(a, d)) for d in kinds) for a in kinds)
 
 
+def movers(rs: Ruleset) -> int:
+    """How many movable pieces a side's army has (a small army, barrage's or pocket's, has at most 10)."""
+    return sum(count for kind, count in rs.army if kind.movable)
+
+
+def small_army(rs: Ruleset) -> bool:
+    """Whether ``rs``'s army is small (at most ``Model.GUARD_FROM`` movable pieces a side), where the big-army
+    habits do not count (:meth:`Model.army_weight` is 0)."""
+    return movers(rs) <= Model.GUARD_FROM
+
+
 class Model:
     """Everything one decision's search reads: values, square tables, geometry, per kind code (1-based)."""
 
@@ -442,8 +453,7 @@ class Model:
 
     def army_weight(self) -> float:
         """0 for armies of 10 movable pieces or fewer, 1 for 25 and more: how much the big-army habits count."""
-        movers = sum(count for kind, count in self.rs.army if kind.movable)
-        return min(1.0, max(0.0, (movers - self.GUARD_FROM) / self.GUARD_SPAN))
+        return min(1.0, max(0.0, (movers(self.rs) - self.GUARD_FROM) / self.GUARD_SPAN))
 
     def _guard(self, plain: dict[Square, int], defuser: dict[Square, int], targets: list[tuple[Square, list[float]]],
                own_left: list[int], weight: float, pst: list[list[list[float]]]) -> None:

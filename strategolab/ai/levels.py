@@ -58,6 +58,10 @@ class Level:
     # every level: it makes the beliefs truer against real players, but the 2012 bots leave pieces standing
     # where players put no Bombs, and hard with it won 76 % of 51 games against peternlewis, 86 % without
     stillness: bool = False
+    # the share of setups taken from the setup library's named plans (the rest drawn from real players'
+    # statistics, ``setup_library.statistical_setup``), and that share in a small army; None: ``plans``
+    plans: float = 0.5
+    small_army_plans: float | None = None
 
 
 LEVELS: dict[str, Level] = {
@@ -82,5 +86,5 @@ LEVELS: dict[str, Level] = {
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
                   race_root=True, book=True, race_forks=True, seen_at_rank=True, honesty=True,
-                  race_through=True),
+                  race_through=True, plans=0.0, small_army_plans=0.5),
 }

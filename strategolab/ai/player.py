@@ -29,7 +29,7 @@ from .beliefs import (
     sample_identities,
     their_belief_table,
 )
-from .evaluation import _DEFENDER_WINS, LostRace, Model
+from .evaluation import _DEFENDER_WINS, LostRace, Model, small_army
 from .explanation import Candidate, Reasoning, approach_record, describe_move
 from .levels import LEVELS, Level
 from .memory import Mixture, SetupMemory, shown_setup
@@ -83,8 +83,13 @@ class ComputerPlayer:
     # -- setup ---------------------------------------------------------------------------------------
 
     def choose_setup(self, ruleset: str | Ruleset | None, rng: random.Random) -> Setup:
-        """A named plan from the library (maybe mirrored) or a setup drawn from real setup statistics."""
-        self.last_setup_plan, setup = _library_setup(get_ruleset(ruleset), rng)
+        """A named plan from the library (maybe mirrored) or a setup drawn from real setup statistics, as
+        often as the level says (:attr:`Level.plans`)."""
+        rs = get_ruleset(ruleset)
+        level = self.level
+        small = small_army(rs)
+        share = level.small_army_plans if small and level.small_army_plans is not None else level.plans
+        self.last_setup_plan, setup = _library_setup(rs, rng, library_share=share)
         return setup
 
     # -- beliefs ---------------------------------------------------------------------------------------
