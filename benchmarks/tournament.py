@@ -31,6 +31,10 @@ plays only the rounds among those in which the first-named player has that colou
 the same way whenever it gets the same moves (ramen has no randomness and one setup per colour), two versions
 of a level given the same rounds play the same games until their moves differ, so ``benchmarks/paired.py``
 compares them round by round, and a colour that fails a target is measured without the other's games.
+``--rounds 2,7,9-12`` plays just those rounds (their seeds and colours as in a whole run) instead of
+``--first-game``/``--games``: the rounds where a change acts, when in the others the new version plays the very
+game the old one did (hard's own setups changed in session 38 only in the rounds where it had set up a named
+plan).
 
 Colours alternate from game to game and every game's seed is fixed (derived from ``--seed``), so a run is
 reproducible (as far as the bots are).  Prints, per pairing, wins/draws/losses of the first-named player in
@@ -274,6 +278,22 @@ def spans(indices: list[int]) -> str:
     return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in out)
 
 
+def rounds_list(text: str) -> list[int]:
+    """``--rounds``: ``2,7,9-12`` as the 0-based game indices of those rounds, in order and without repeats."""
+    out: list[int] = []
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        if not first.isdigit() or (dash and not last.isdigit()):
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} in {text!r} is not a round (like 7) or a range "
+                                             f"of rounds (like 9-12)")
+        a, b = int(first), int(last) if dash else int(first)
+        if a < 1 or b < a:
+            raise argparse.ArgumentTypeError(f"{part.strip()!r} in {text!r}: rounds count from 1, a range "
+                                             f"upwards")
+        out.extend(i - 1 for i in range(a, b + 1))
+    return sorted(set(out))
+
+
 def present_bots(specs: list[str]) -> dict[str, str]:
     """``NAME=COMMAND`` arguments as a mapping, leaving out (with a note) bots whose program is absent."""
     bots: dict[str, str] = {}
@@ -302,6 +322,9 @@ def main() -> None:
                         help="skip the first K games of each pairing, playing rounds K+1 to K+GAMES (default 0): "
                              "a long pairing split over several runs plays exactly the games (seeds, colours) of "
                              "one run")
+    parser.add_argument("--rounds", type=rounds_list, default=None, metavar="LIST",
+                        help="play only these rounds of each pairing, e.g. 2,7,9-12 (1-based, with the seeds and "
+                             "colours they have in a whole run), instead of --first-game and --games")
     parser.add_argument("--colour", choices=("red", "blue"), default=None,
                         help="play only the rounds (of those above) in which the first-named player has this colour")
     parser.add_argument("--max-plies", type=int, default=4000, help="unfinished games count as draws")
@@ -325,6 +348,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.first_game < 0:
         parser.error(f"--first-game must be 0 or more, not {args.first_game}")
+    if args.rounds is not None and args.first_game:
+        parser.error("--rounds names the rounds to play: give it without --first-game")
     if args.tally:
         results, pairs, ruleset, seeds = tally(args.tally)
         rounds = "; ".join(f"{a} v {b} rounds {spans([r.index for r in results if r.pairing == (a, b)])}"
@@ -352,7 +377,8 @@ def main() -> None:
     keep = args.records is not None
     colour = {"red": RED, "blue": BLUE}.get(args.colour)  # None: both
     tasks = [(pair, i, ruleset, args.seed, args.max_plies, bots, args.timeout, args.memory, keep)
-             for pair in pairs for i in range(args.first_game, args.first_game + args.games)
+             for pair in pairs for i in (args.rounds if args.rounds is not None
+                                         else range(args.first_game, args.first_game + args.games))
              if colour is None or first_side(i) == colour]
     tasks.sort(key=lambda t: -(cost.get(t[0][0], 4) + cost.get(t[0][1], 4)))
     results: list[Result] = []
@@ -380,9 +406,12 @@ def main() -> None:
         os.remove(partial)
         print(f"{len(texts)} games written to {args.records}", file=sys.stderr)
     span = f" (rounds {args.first_game + 1} to {args.first_game + args.games})" if args.first_game else ""
+    if args.rounds is not None:
+        span = f" (rounds {spans(args.rounds)})"
     colours = "colours alternating"
     if args.colour:
-        span = f" (of rounds {args.first_game + 1} to {args.first_game + args.games})"
+        span = (f" (of rounds {spans(args.rounds)})" if args.rounds is not None
+                else f" (of rounds {args.first_game + 1} to {args.first_game + args.games})")
         colours = f"the first-named as {args.colour.title()}"
     report(results, pairs, f"Tournament: {ruleset}, {len(tasks) // max(1, len(pairs))} games per pairing{span}, "
                            f"{colours}, seed {args.seed}, {args.processes} processes, {wall:.0f} s wall clock"

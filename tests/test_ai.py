@@ -1111,6 +1111,28 @@ def test_every_rule_set_gets_valid_setups(ruleset: Ruleset) -> None:
         assert ComputerPlayer("hard").choose_setup(ruleset, random.Random(seed)).is_valid()
 
 
+@pytest.mark.parametrize("ruleset", ALL_RULESETS, ids=RULESET_IDS)
+def test_how_often_a_level_sets_up_a_named_plan_follows_its_level(ruleset: Ruleset) -> None:
+    """Medium takes a library plan about half the time in every rule set; hard (``Level.plans`` 0) draws its
+    full-army setups from real players' statistics, and takes plans as medium does in a small army.  The same
+    generator gives the same setup whenever both levels draw from the statistics."""
+    small = sum(count for kind, count in ruleset.army if kind.movable) <= 10
+    plans = {"medium": 0, "hard": 0}
+    for seed in range(40):
+        chosen = {}
+        for name in plans:
+            player = ComputerPlayer(name)
+            setup = player.choose_setup(ruleset, random.Random(seed))
+            chosen[name] = (player.last_setup_plan, setup)
+            plans[name] += chosen[name][0] != "generated"
+        if small or chosen["medium"][0] == "generated":
+            assert chosen["medium"] == chosen["hard"]
+        else:
+            assert chosen["hard"][0] == "generated"
+    assert 10 <= plans["medium"] <= 30
+    assert plans["hard"] == (plans["medium"] if small else 0)
+
+
 def test_classic_plans_cover_the_requested_ideas() -> None:
     plans = library("classic")
     flag = CLASSIC.piece_type("Flag")

@@ -709,6 +709,15 @@ def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_ru
     # --colour plays only the rounds in which the first-named player has that colour, as in the whole run.
     assert games("red.sgn", "--games", "3", "--colour", "red") == [whole[0], whole[2]]
     assert games("blue.sgn", "--games", "3", "--colour", "blue") == whole[1:2]
+    # --rounds plays just the rounds named (the rounds where a change acts), each as in the whole run.
+    assert games("some.sgn", "--rounds", "3,1") == [whole[0], whole[2]]
+    assert games("range.sgn", "--rounds", "2-3", "--colour", "red") == [whole[2]]
+    for bad, error in ((["--rounds", "2,x"], "'x' in '2,x' is not a round"),
+                       (["--rounds", "0-2"], "rounds count from 1"),
+                       (["--rounds", "3-2"], "rounds count from 1"),
+                       (["--rounds", "2", "--first-game", "1"], "give it without --first-game")):
+        refused = run("--pairing", "easy:random", *bad)
+        assert refused.returncode != 0 and error in refused.stderr, refused.stderr
 
     def table(*names: str) -> list[str]:
         done = run("--tally", *(str(tmp_path / n) for n in names))

@@ -82,7 +82,9 @@ LEVELS: dict[str, Level] = {
     # best four moves three plies deep), behavioural evidence (weighed by how the game's shown approaches
     # went), the hunt, a Spy that lurks, the setup library's plans among the setups it expects, forks and a
     # known raider's way through our pieces counted in the race to its Flag, the enemy's pieces' showing
-    # counted at their rank value, and almost no noise.
+    # counted at their rank value, and almost no noise. In a full army its own setups follow real players'
+    # statistics, never a named plan: over every recorded version against the 2012 champion the plans won
+    # 74.7 % of decided games, the drawn setups 86.7 % (docs/ai.md, Session 38).
     "hard": Level("hard", worlds=16, depth=2, priors=True, soft_evidence=True, opponent_model=True,
                   guard=80.0, noise=0.5, small_army_depth=3, hunt=True, lurk=True, verify=4, verify_worlds=8,
                   race_root=True, book=True, race_forks=True, seen_at_rank=True, honesty=True,
