@@ -146,7 +146,7 @@ class ComputerPlayer:
         roots = [model.static(w.board, land) for w in worlds]
         searches = [Search(model, w, beliefs, theirs) for w in worlds]
         depth = level.depth
-        small = model.army_weight() == 0.0  # a rule set with at most 10 movable pieces a side (barrage, pocket)
+        small = small_army(view.ruleset)  # a rule set with at most 10 movable pieces a side (barrage, pocket)
         if level.small_army_depth is not None and small and (
                 level.small_army_depth <= depth or len(legal) <= _DEEPEN_MOVES):
             depth = level.small_army_depth
