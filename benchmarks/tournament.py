@@ -405,13 +405,12 @@ def main() -> None:
             f.write("\n".join(texts))
         os.remove(partial)
         print(f"{len(texts)} games written to {args.records}", file=sys.stderr)
-    span = f" (rounds {args.first_game + 1} to {args.first_game + args.games})" if args.first_game else ""
-    if args.rounds is not None:
-        span = f" (rounds {spans(args.rounds)})"
+    played = (spans(args.rounds) if args.rounds is not None
+              else f"{args.first_game + 1} to {args.first_game + args.games}")
+    span = f" (rounds {played})" if args.rounds is not None or args.first_game else ""
     colours = "colours alternating"
     if args.colour:
-        span = (f" (of rounds {spans(args.rounds)})" if args.rounds is not None
-                else f" (of rounds {args.first_game + 1} to {args.first_game + args.games})")
+        span = f" (of rounds {played})"
         colours = f"the first-named as {args.colour.title()}"
     report(results, pairs, f"Tournament: {ruleset}, {len(tasks) // max(1, len(pairs))} games per pairing{span}, "
                            f"{colours}, seed {args.seed}, {args.processes} processes, {wall:.0f} s wall clock"
