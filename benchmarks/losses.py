@@ -21,6 +21,11 @@ played most games), prints:
   one drawn from real players' statistics ("generated"), for the player's own setups and the enemy's (hard
   wins 38 % of its decided isf games against medium's twin-fortress, with Bombs in front of both lakes, which
   real players' setups, and so hard's priors, seldom have; 82 % against medium's generated setups);
+- W-D-L by the square the player's Flag stood on at the start, seen from its own side (Blue's setup turned
+  round, so that Red's G1 and Blue's D10 are both "G1"), with how many of those Flags were taken and by what:
+  the enemy piece, and what of the player's stood at the start on the square it struck from (hard's drawn
+  setups put the Flag on D1 or G1 in four games of ten, and lost it there, mostly to a Miner through the Bomb
+  towards the middle, more often than on other squares);
 - the moments that decide most games (the player's Spy took the enemy Marshal, the enemy Spy took the
   player's Marshal, the player's General or Colonel lost to a piece it had not seen, the player's Spy lost, and
   lost in the enemy's half),
@@ -42,7 +47,7 @@ from pathlib import Path
 from tournament import READ_ERRORS, read_records  # this folder's sibling script
 
 from strategolab.ai import LEVELS, piece_values
-from strategolab.board import square_row
+from strategolab.board import square_name, square_row
 from strategolab.notation import _setups_of  # the two setups a fresh start position was made from
 from strategolab.records import Game
 from strategolab.rules import BattleResult
@@ -87,6 +92,9 @@ class GameReport:
     taken: list[tuple[int, str, str]] = field(default_factory=list)  # (ply, enemy type lost, our type that won)
     gambles: list[Gamble] = field(default_factory=list)
     setups: tuple[str, str] = ("-", "-")  # where the player's and the enemy's setups came from (plan_of)
+    flag: str = "-"  # the player's Flag's square at the start, from its own side (flag_square); "-" if none
+    flag_taken: tuple[str, str] | None = None  # (the enemy type that took the Flag, what stood at the start on
+    # the square it struck from: one of the player's types, or "nothing")
 
 
 def side_of(game: Game, player: str) -> int | None:
@@ -112,6 +120,20 @@ def plan_of(state: State, side: int) -> str:
     return "generated"
 
 
+def flag_square(state: State, side: int) -> str:
+    """The square of ``side``'s Flag in ``state``, named as if ``side`` were Red (Blue's board turned round: its
+    D10 is Red's G1), so both colours' setups count alike; "-" if it has no Flag."""
+    flags = [sq for sq in state.squares(side) if state.piece_at(sq).type.is_flag]  # type: ignore[union-attr]
+    if not flags:
+        return "-"
+    name = square_name(flags[0])
+    if not side:
+        return name
+    rs = state.ruleset
+    col, row = ord(name[0]) - ord("A"), int(name[1:])
+    return f"{chr(ord('A') + rs.width - 1 - col)}{rs.height + 1 - row}"
+
+
 def report(game: Game, side: int) -> GameReport:
     """Replay ``game`` and collect what ``side`` lost and took."""
     result = game.headers.get("Result", "*")
@@ -119,7 +141,8 @@ def report(game: Game, side: int) -> GameReport:
     outcome = "draw" if winner is None else "win" if winner == side else "loss"
     state: State = game.state()
     out = GameReport(outcome, game.headers.get("Termination", "unfinished"), 0,
-                     setups=(plan_of(state, side), plan_of(state, 1 - side)))
+                     setups=(plan_of(state, side), plan_of(state, 1 - side)), flag=flag_square(state, side))
+    start = {sq: state.piece_at(sq).type.name for sq in state.squares(side)}  # type: ignore[union-attr]
     rs = game.ruleset
     bottom, half = rs.sits_at_bottom(side), rs.height / 2
     far = {sq for sq in state.geometry.land if (square_row(sq) < half) != bottom}  # the enemy's half
@@ -133,6 +156,8 @@ def report(game: Game, side: int) -> GameReport:
         out.plies = ply + 1
         if battle is not None:
             _battle(out, ply, battle, side, f, t, seen, moved, far, values)
+            if battle.defender.owner == side and battle.defender.type.is_flag:
+                out.flag_taken = (battle.attacker.type.name, start.get(f, "nothing"))
     return out
 
 
@@ -241,6 +266,8 @@ def print_report(games: list[GameReport], player: str) -> None:
     print()
     _print_setups(games)
     print()
+    _print_flags(games)
+    print()
     print(f"{'moment':<46} {'games':>6} {'won':>6} {'median ply':>11}")
     for label, find in _moments():
         plies = [(g, p) for g in games if (p := find(g)) is not None]
@@ -279,6 +306,21 @@ def _print_setups(games: list[GameReport]) -> None:
             w, d, lo = c["win"], c["draw"], c["loss"]
             won = f"{w / (w + lo):.0%}" if w + lo else "-"
             print(f"{whose + ': ' + name:<40} {f'{w}-{d}-{lo}':>11} {won:>6}")
+
+
+def _print_flags(games: list[GameReport]) -> None:
+    """W-D-L by the square the player's Flag stood on (the commonest first), and how the Flags there were taken."""
+    print(f"{'results by its Flag square':<40} {'W-D-L':>11} {'won':>6}   Flag taken by (from what stood there)")
+    rows: dict[str, list[GameReport]] = defaultdict(list)
+    for g in games:
+        rows[g.flag].append(g)
+    for square, gs in sorted(rows.items(), key=lambda r: (-len(r[1]), r[0])):
+        c = Counter(g.outcome for g in gs)
+        w, d, lo = c["win"], c["draw"], c["loss"]
+        won = f"{w / (w + lo):.0%}" if w + lo else "-"
+        taken = Counter(g.flag_taken for g in gs if g.flag_taken is not None)
+        how = ", ".join(f"{by} {n} ({where})" for (by, where), n in sorted(taken.items(), key=lambda r: (-r[1], r[0])))
+        print(f"{'its Flag on ' + square:<40} {f'{w}-{d}-{lo}':>11} {won:>6}   {how or '-'}")
 
 
 def read(paths: Iterable[Path]) -> list[Game]:

@@ -1645,6 +1645,32 @@ def test_the_losses_benchmark_tells_results_by_where_the_setups_came_from(monkey
     assert table[3].startswith(f"the enemy's: {name} ") and table[4].startswith("the enemy's: generated ")
 
 
+def test_the_losses_benchmark_tells_results_by_the_flag_square(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``benchmarks/losses.py`` names each side's Flag square as seen from its own side (Blue's D10 is Red's
+    G1), and says what took a Flag and what stood at the start on the square it struck from: here a Miner
+    that took the Bomb on B1 and then the Flag on A1."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("losses", ROOT / "benchmarks" / "losses.py")
+    assert spec is not None and spec.loader is not None
+    losses = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "losses", losses)
+    spec.loader.exec_module(losses)
+    start = make("A1:rF B1:rB A2:rB J4:rX D10:bF C10:bB E10:bB D9:bB C1:b3 H7:b2", turn=BLUE)
+    game = Game(start, {"Red": "hard", "Blue": "medium", "Result": "0-1"})
+    game.add_line([Move(sq("C1"), sq("B1")), Move(sq("J4"), sq("J5")), Move(sq("B1"), sq("A1"))])
+    red, blue = losses.report(game, RED), losses.report(game, BLUE)
+    assert (red.flag, red.flag_taken, red.outcome) == ("A1", ("Miner", "Bomb"), "loss")
+    assert (blue.flag, blue.flag_taken) == ("G1", None)
+    assert losses.flag_square(make("A1:rF E4:rX J4:b3"), BLUE) == "-"  # Blue has no Flag there
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        losses.print_report([red, red, blue], "hard")
+    table = out.getvalue().split("results by its Flag square")[1].splitlines()
+    assert table[1].split() == ["its", "Flag", "on", "A1", "0-0-2", "0%", "Miner", "2", "(Bomb)"]
+    assert table[2].split() == ["its", "Flag", "on", "G1", "1-0-0", "100%", "-"]
+    assert table[3] == ""
+
+
 def test_the_paired_benchmark_finds_where_two_versions_parted(tmp_path: Path) -> None:
     """``benchmarks/paired.py`` compares two sets of records of the same seeds round by round: the rounds played
     alike are the same game, and a round whose game took another move at ply 5 and another result is counted
