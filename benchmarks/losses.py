@@ -24,8 +24,8 @@ played most games), prints:
 - W-D-L by the square the player's Flag stood on at the start, seen from its own side (Blue's setup turned
   round, so that Red's G1 and Blue's D10 are both "G1"), with how many of those Flags were taken and by what:
   the enemy piece, and what of the player's stood at the start on the square it struck from (hard's drawn
-  setups put the Flag on D1 or G1 in four games of ten, and lost it there, mostly to a Miner through the Bomb
-  towards the middle, more often than on other squares);
+  setups put the Flag on D1 or G1 in four games of ten; most Flags hard lost to the 2012 bots went to a Miner
+  through a Bomb beside them, there on the side towards the middle);
 - the moments that decide most games (the player's Spy took the enemy Marshal, the enemy Spy took the
   player's Marshal, the player's General or Colonel lost to a piece it had not seen, the player's Spy lost, and
   lost in the enemy's half),
