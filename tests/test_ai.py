@@ -12,6 +12,7 @@ import math
 import random
 import subprocess
 import sys
+import types
 from collections import Counter
 from pathlib import Path
 
@@ -1582,17 +1583,23 @@ def test_the_behaviour_benchmark_counts_steps_up_and_runs(capsys: pytest.Capture
     assert capsys.readouterr().out.splitlines()[1].split() == ["Marshal", "1", "0.00", "nan", "2.00", "nan", "nan"]
 
 
+def _losses_module(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """``benchmarks/losses.py`` loaded as the module ``losses`` (its dataclasses look their module up)."""
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("losses", ROOT / "benchmarks" / "losses.py")
+    assert spec is not None and spec.loader is not None
+    losses = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "losses", losses)
+    spec.loader.exec_module(losses)
+    return losses
+
+
 def test_the_losses_benchmark_weighs_attacks_on_unseen_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """``benchmarks/losses.py`` lists the player's attacks on enemy pieces it had not seen, and what each
     brought at the start's values: Red's Colonel takes a hidden moved Scout (a gain of a Scout), its Marshal
     dies on an unmoved Bomb (a Marshal lost, a Bomb hit); the attack on a known piece and Blue's attack do not
     count, and the table says how many a game, how many lost, on a Bomb, and the mean gain."""
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("losses", ROOT / "benchmarks" / "losses.py")
-    assert spec is not None and spec.loader is not None
-    losses = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "losses", losses)  # its dataclasses look their module up
-    spec.loader.exec_module(losses)
+    losses = _losses_module(monkeypatch)
     start = make("A1:rF E4:rX A4:r8 I4:r4 J1:r2 A10:bF E5:bB A5:b2' I5:b3! J10:b3", turn=RED)
     game = Game(start, {"Red": "hard", "Blue": "medium", "Result": "*"})
     game.add_line([Move(sq("A4"), sq("A5")), Move(sq("J10"), sq("J9")), Move(sq("I4"), sq("I5")),
@@ -1616,12 +1623,7 @@ def test_the_losses_benchmark_weighs_attacks_on_unseen_pieces(monkeypatch: pytes
 def test_the_losses_benchmark_tells_results_by_where_the_setups_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
     """``benchmarks/losses.py`` names each side's setup by the plan of the setup library it is (a mirror image
     under the plan's name) or "generated", and prints W-D-L per setup for the player's and the enemy's."""
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("losses", ROOT / "benchmarks" / "losses.py")
-    assert spec is not None and spec.loader is not None
-    losses = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "losses", losses)
-    spec.loader.exec_module(losses)
+    losses = _losses_module(monkeypatch)
     plans = library(CLASSIC)
     name = sorted(plans)[0]
     twin = mirrored(plans[name])
@@ -1649,12 +1651,7 @@ def test_the_losses_benchmark_tells_results_by_the_flag_square(monkeypatch: pyte
     """``benchmarks/losses.py`` names each side's Flag square as seen from its own side (Blue's D10 is Red's
     G1), and says what took a Flag and what stood at the start on the square it struck from: here a Miner
     that took the Bomb on B1 and then the Flag on A1."""
-    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("losses", ROOT / "benchmarks" / "losses.py")
-    assert spec is not None and spec.loader is not None
-    losses = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "losses", losses)
-    spec.loader.exec_module(losses)
+    losses = _losses_module(monkeypatch)
     start = make("A1:rF B1:rB A2:rB J4:rX D10:bF C10:bB E10:bB D9:bB C1:b3 H7:b2", turn=BLUE)
     game = Game(start, {"Red": "hard", "Blue": "medium", "Result": "0-1"})
     game.add_line([Move(sq("C1"), sq("B1")), Move(sq("J4"), sq("J5")), Move(sq("B1"), sq("A1"))])
