@@ -47,7 +47,8 @@ from pathlib import Path
 from tournament import READ_ERRORS, read_records  # this folder's sibling script
 
 from strategolab.ai import LEVELS, piece_values
-from strategolab.board import square_name, square_row
+from strategolab.board import square as board_square
+from strategolab.board import square_column, square_name, square_row
 from strategolab.notation import _setups_of  # the two setups a fresh start position was made from
 from strategolab.records import Game
 from strategolab.rules import BattleResult
@@ -126,12 +127,10 @@ def flag_square(state: State, side: int) -> str:
     flags = [sq for sq in state.squares(side) if state.piece_at(sq).type.is_flag]  # type: ignore[union-attr]
     if not flags:
         return "-"
-    name = square_name(flags[0])
-    if not side:
-        return name
-    rs = state.ruleset
-    col, row = ord(name[0]) - ord("A"), int(name[1:])
-    return f"{chr(ord('A') + rs.width - 1 - col)}{rs.height + 1 - row}"
+    sq, rs = flags[0], state.ruleset
+    if side:
+        sq = board_square(rs.width - 1 - square_column(sq), rs.height - 1 - square_row(sq))
+    return square_name(sq)
 
 
 def report(game: Game, side: int) -> GameReport:
@@ -302,10 +301,14 @@ def _print_setups(games: list[GameReport]) -> None:
         for g in games:
             rows[g.setups[i].removesuffix(" (mirrored)")][g.outcome] += 1
         for name in sorted(rows, key=lambda k: (k == "generated", k)):
-            c = rows[name]
-            w, d, lo = c["win"], c["draw"], c["loss"]
-            won = f"{w / (w + lo):.0%}" if w + lo else "-"
-            print(f"{whose + ': ' + name:<40} {f'{w}-{d}-{lo}':>11} {won:>6}")
+            print(f"{whose + ': ' + name:<40} {_record(rows[name])}")
+
+
+def _record(outcomes: Counter) -> str:
+    """W-D-L and the share of decided games won, in the columns of the per-setup and per-square tables."""
+    w, d, lo = outcomes["win"], outcomes["draw"], outcomes["loss"]
+    won = f"{w / (w + lo):.0%}" if w + lo else "-"
+    return f"{f'{w}-{d}-{lo}':>11} {won:>6}"
 
 
 def _print_flags(games: list[GameReport]) -> None:
@@ -314,13 +317,10 @@ def _print_flags(games: list[GameReport]) -> None:
     rows: dict[str, list[GameReport]] = defaultdict(list)
     for g in games:
         rows[g.flag].append(g)
-    for square, gs in sorted(rows.items(), key=lambda r: (-len(r[1]), r[0])):
-        c = Counter(g.outcome for g in gs)
-        w, d, lo = c["win"], c["draw"], c["loss"]
-        won = f"{w / (w + lo):.0%}" if w + lo else "-"
+    for name, gs in sorted(rows.items(), key=lambda r: (-len(r[1]), r[0])):
         taken = Counter(g.flag_taken for g in gs if g.flag_taken is not None)
         how = ", ".join(f"{by} {n} ({where})" for (by, where), n in sorted(taken.items(), key=lambda r: (-r[1], r[0])))
-        print(f"{'its Flag on ' + square:<40} {f'{w}-{d}-{lo}':>11} {won:>6}   {how or '-'}")
+        print(f"{'its Flag on ' + name:<40} {_record(Counter(g.outcome for g in gs))}   {how or '-'}")
 
 
 def read(paths: Iterable[Path]) -> list[Game]:
