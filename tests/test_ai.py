@@ -984,6 +984,39 @@ def test_a_known_raider_races_to_the_flag_through_the_pieces_it_beats() -> None:
         "its Flag on G1 is in a race: the Colonel on H4 can stand next to it in 3 moves"), str(player.last_reasoning)
 
 
+def test_the_race_caches_answer_as_a_fresh_model_does() -> None:
+    """The race keeps what it found between positions of one search (per the squares near our Flag, and the
+    intruder's ways in per where our pieces stand): one model asked about positions one after another, where
+    enemy pieces (seen and unseen) and our pieces move, answers each as a model that sees only that position."""
+    view = make(FORK, turn=RED).view(RED)
+    squares, table = belief_table(view)
+    shared = Model(view, squares, table, guard=80.0, forks=True)
+    code = {k.name: i + 1 for i, k in enumerate(CLASSIC.piece_types)}
+    rows = [[(code["Miner"], 1.0)], [(code["Miner"], 0.5), (code["Major"], 0.3), (code["Bomb"], 0.2)]]
+    near = [f"{c}{r}" for c in "CDEFGHIJ" for r in range(1, 5)]
+    taken = {w.split(":")[0] for w in FORK.split()}
+    # The Miner on F3 goes elsewhere near the Flag, seen or not; each position is asked again with up to three
+    # Scouts of ours in its way (on E1 and F2 they send the Miner on E2 round by G3: four moves, not two).
+    rng = random.Random(5)
+    cases = [("E2", False, ["E1", "F2"]), ("E2", True, ["E1", "F2"])]
+    for _ in range(40):
+        intruder, *walls = rng.sample([x for x in near if x not in taken], 4)
+        cases.append((intruder, rng.random() < 0.5, walls[:rng.randrange(4)]))
+    answers = []
+    for intruder, hidden, walls in cases:
+        alone = FORK.replace("F3:b3'!", f"{intruder}:b3'{'' if hidden else '!'}")
+        unknown = {sq(intruder): rng.choice(rows)} if hidden else {}
+        for spec in (alone, alone + "".join(f" {x}:r2" for x in walls)):
+            for ours in (True, False):
+                board = make(spec, turn=RED if ours else BLUE).board
+                fresh = Model(view, squares, table, guard=80.0, forks=True)
+                answers.append(fresh.race(board, ours, unknown))
+                assert shared.race(board, ours, unknown) == answers[-1], spec
+                assert shared.lost_races(board, ours, unknown) == fresh.lost_races(board, ours, unknown), spec
+    assert answers[2] < answers[0]  # the walls on E1 and F2 put the Miner on E2 further off
+    assert len(set(answers)) > 10  # the positions differ in what the race finds
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_hard_brings_a_defender_before_a_fork_at_its_flag(seed: int) -> None:
     """Hard steps one of the two defenders up now, and every other move scores far below both (without the
@@ -1543,6 +1576,28 @@ def test_the_playouts_benchmark_plays_variants_on_the_same_positions() -> None:
         refused = subprocess.run([*command, "--variant", "a:", "--variant", bad], capture_output=True, text=True,
                                  timeout=60, cwd=ROOT)
         assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+
+
+def test_the_thinking_benchmark_times_two_checkouts_on_the_same_positions(tmp_path: Path) -> None:
+    """``benchmarks/thinking.py`` gives a level recorded positions and times it, alternating with another
+    checkout: the same code against itself makes every choice and reasoning the same; a folder without the
+    package, or records without the player named, are refused with what is wrong."""
+    script = ROOT / "benchmarks" / "thinking.py"
+    records = ROOT / "benchmarks" / "results" / "hard-a4db27f" / "ladder-pocket_r1-100.sgn.gz"
+    command = [sys.executable, str(script), str(records), "--level", "medium", "--games", "1", "--every", "7",
+               "--repeat", "1"]
+    run = subprocess.run([*command, "--against", str(ROOT)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "medium thinking for hard: every 7 plies of the first 1 game(s) of 1 record file(s)"
+    moves = {line.split(": ")[1].split(" moves")[0] for line in lines if line.startswith("  run 1")}
+    assert len(moves) == 1 and int(moves.pop()) > 1, run.stdout
+    assert lines[-1].endswith("every choice and reasoning the same"), run.stdout
+    refused = subprocess.run([*command, "--against", str(tmp_path)], capture_output=True, text=True, timeout=60,
+                             cwd=ROOT)
+    assert refused.returncode == 2 and f"--against {tmp_path}: no strategolab package there" in refused.stderr
+    nobody = subprocess.run([*command, "--player", "nobody"], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert nobody.returncode == 1 and "no game of 'nobody'" in nobody.stderr, nobody.stderr
 
 
 def test_the_behaviour_benchmark_counts_steps_up_and_runs(capsys: pytest.CaptureFixture[str]) -> None:

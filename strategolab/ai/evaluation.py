@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import heapq
-from collections.abc import Sequence, Set
+import operator
+from collections.abc import Callable, Sequence, Set
 
 from strategolab.board import STRIDE, Square, geometry, square_row
 from strategolab.rules import CLASSIC as _CLASSIC
 from strategolab.rules import RUN, BattleResult, PieceType, Ruleset, resolve_battle
-from strategolab.state import KIND, OWNER, REVEALED
+from strategolab.state import KIND, OWNER, PIECE, REVEALED
 from strategolab.views import View
 
 from .beliefs import remaining_hidden
@@ -105,6 +106,16 @@ def win_value(rs: Ruleset) -> float:
         return sum(v * n for v, n in zip(piece_values(r, counts, counts), counts, strict=True))
 
     return WIN * material(rs) / material(_CLASSIC)
+
+
+def _picker(squares: Sequence[Square]) -> Callable[[list[int]], tuple[int, ...]]:
+    """A function giving the codes on ``squares`` of a board, as a tuple (at C speed: the race's cache key)."""
+    if len(squares) == 1:
+        only = squares[0]
+        return lambda board: (board[only],)
+    if not squares:
+        return lambda board: ()
+    return operator.itemgetter(*squares)
 
 
 @functools.cache
@@ -437,13 +448,23 @@ class Model:
         self.race_zone: tuple[Square, ...] = ()
         self.flag_neighbours: tuple[Square, ...] = ()
         self.race_squares: tuple[Square, ...] = ()
+        # Per piece code: is it an enemy piece that may move (an intruder, when in the race zone)?
+        enemy = (1 - me) << 5
+        mobile = self.mobile
+        self._intruder_code = [c & OWNER == enemy and (k := c & KIND) < len(mobile) and mobile[k]
+                               for c in range(PIECE << 1)]
+        self._race_near = _picker(())
+        self._race_at: dict[Square, int] = {}
         self._races: dict[tuple, float] = {}
+        self._ways: dict[tuple[int, ...], dict[Square, dict[frozenset[int], dict[Square, int]]]] = {}
         self._pass_sets: dict[tuple[int, bool], frozenset[int]] = {}
         self.race_share = 1.0
         if flags and guard:
             self.race_zone = tuple(s for s, d in defuser.items() if 0 < d <= self.RACE_HORIZON + 1)
             self.flag_neighbours = tuple(geo.neighbours[flags[0]])
             self.race_squares = tuple(s for s, d in dist[flags[0]].items() if d <= self.RACE_HORIZON + 2)
+            self._race_near = _picker(self.race_squares)
+            self._race_at = {x: i for i, x in enumerate(self.race_squares)}
             # How likely the enemy is to go for that square: what it can believe our Flag is there (``theirs``,
             # the enemy's beliefs about our unseen pieces; certain once our Flag is seen or without them).
             flag_kind = next(i for i, k in enumerate(kinds) if k.is_flag)
@@ -527,11 +548,15 @@ class Model:
             return 0.0
         # The answer depends only on the squares near our Flag (our pieces there, where enemy pieces stand, what
         # we know or believe of those): many positions of a search share it.
-        near = [board[x] for x in self.race_squares]
-        for i, x in enumerate(self.race_squares):
-            if x in unknown:
-                near[i] = -1  # an enemy piece we have not seen: what the world guesses it is does not count
-        key = (ours_to_move, tuple(near), tuple(tuple(unknown[s]) if s in unknown else board[s] for s in intruders))
+        near = self._race_near(board)
+        hidden = self._race_at.keys() & unknown.keys()
+        if hidden:
+            masked = list(near)
+            at = self._race_at
+            for x in hidden:
+                masked[at[x]] = -1  # an enemy piece we have not seen: what the world guesses it is does not count
+            near = tuple(masked)
+        key = (ours_to_move, near, tuple([tuple(unknown[s]) if s in unknown else board[s] for s in intruders]))
         cached = self._races.get(key)
         if cached is None:
             races = self._races_at(board, ours_to_move, unknown, intruders)
@@ -554,9 +579,8 @@ class Model:
 
     def _intruders(self, board: list[int]) -> list[Square]:
         """The enemy's movable pieces in the race zone on ``board``."""
-        enemy = (1 - self.me) << 5
-        mobile = self.mobile
-        return [s for s in self.race_zone if (c := board[s]) and c & OWNER == enemy and mobile[c & KIND]]
+        intruder = self._intruder_code
+        return [s for s in self.race_zone if intruder[board[s]]]
 
     def lost_races(self, board: list[int], ours_to_move: bool, unknown: dict[Square, list[tuple[int, float]]],
                    intruders: Sequence[Square] | None = None) -> list[LostRace]:
@@ -709,18 +733,25 @@ class Model:
     def _approach(self, board: list[int]) -> list[tuple[Square, int, dict[frozenset[int], dict[Square, int]],
                                                         list[tuple[int, int, Square]]]]:
         """Per square next to our Flag: the square, what of ours stands there (kind code, 0 if nothing of
-        ours), an empty cache for the moves an enemy piece needs from each square to stand there (per the kinds
-        of ours it passes through, filled by :meth:`_races_at` with :meth:`_steps`), and our movable pieces
+        ours), a cache for the moves an enemy piece needs from each square to stand there (per the kinds of
+        ours it passes through, filled by :meth:`_races_at` with :meth:`_steps`; shared by the positions whose
+        pieces of ours near the Flag stand alike, as only those change it), and our movable pieces
         that can move onto it (the moves each needs, its kind code and its square), all within the horizon."""
         mine = self.me << 5
         mobile = self.mobile
         horizon = self.RACE_HORIZON
         neighbours = self.neighbours
+        # Those moves depend only on where our pieces stand near the Flag (enemy pieces move on), so positions
+        # of the search that differ in the enemy's share them.
+        own = tuple([c if c and c & OWNER == mine else 0 for c in self._race_near(board)])
+        shared = self._ways.get(own)
+        if shared is None:
+            shared = self._ways[own] = {n: {} for n in self.flag_neighbours}
         out = []
         for n in self.flag_neighbours:
             c = board[n]
             occupant = c & KIND if c and c & OWNER == mine else 0
-            maps: dict[frozenset[int], dict[Square, int]] = {}
+            maps = shared[n]
             defenders = []
             seen = {n}
             frontier = [n]
