@@ -4,7 +4,7 @@ of a change meant to make it faster without changing a single choice.
     python benchmarks/thinking.py benchmarks/results/hard-291f4f4/hard-v-vixen_r1-50.sgn.gz [more.sgn ...] \\
         [--player hard] [--level hard] [--games 4] [--every 29] [--repeat 3] [--against /tmp/old-checkout]
 
-From each record file's first ``--games`` games, the positions ``--every`` plies apart in which ``--player``
+From each record file's first ``--games`` games, positions at least ``--every`` plies apart in which ``--player``
 (a name in the records' Red/Blue headers) was to move are given, as that player saw them, to a new
 :class:`strategolab.ai.ComputerPlayer` of ``--level`` seeded by the ply.  Each run is a child process, so it
 starts cold as a game does.  Prints per run the processor time per move (median, 95th percentile, slowest,
@@ -35,8 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def positions(paths: list[str], player: str, games: int, every: int) -> list[tuple[int, object]]:
-    """(ply, the view of ``player`` to move) every ``every`` plies of the first ``games`` games of each file;
-    SystemExit names a file that cannot be read or that holds no game of ``player``."""
+    """(ply, the view of ``player`` to move) at least ``every`` plies apart (the first with ``player`` to move
+    from ply 0, then from each taken ply + ``every``) in the first ``games`` games of each file; SystemExit
+    names a file that cannot be read or that holds no game of ``player``."""
     out: list[tuple[int, object]] = []
     for path in paths:
         try:
@@ -50,17 +51,24 @@ def positions(paths: list[str], player: str, games: int, every: int) -> list[tup
         for game in played:
             side = 0 if game.headers.get("Red") == player else 1
             state = game.state()
+            due = 0  # the first position at or after this ply with the player to move is taken
             for move in game.mainline_moves():
                 ply = len(state.move_stack)
-                if ply % every == side % every and state.turn == side and state.outcome() is None:
+                if ply >= due and state.turn == side and state.outcome() is None:
                     out.append((ply, state.view(side)))
+                    due = ply + every
                 state.push(move)
     return out
 
 
 def think(args: argparse.Namespace) -> dict[str, object]:
     """One run, in this process: each position's choice timed (processor seconds), and the digest."""
+    import strategolab
     from strategolab.ai import ComputerPlayer
+
+    used = Path(strategolab.__file__).resolve().parent
+    if used != args.child.resolve() / "strategolab":
+        raise SystemExit(f"thinking: asked for the code in {args.child}, but Python imported {used}")
 
     views = positions(args.records, args.player, args.games, args.every)
     times = []
@@ -74,11 +82,14 @@ def think(args: argparse.Namespace) -> dict[str, object]:
     return {"times": times, "digest": digest.hexdigest()}
 
 
-def run(tree: Path, argv: list[str]) -> dict[str, object]:
-    """One run in a child process with the code of ``tree``."""
+def run(tree: Path, args: argparse.Namespace) -> dict[str, object]:
+    """One run in a child process with the code of ``tree`` (its ``strategolab`` imported first): the child
+    must not fall back on the package installed in the environment."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    done = subprocess.run([sys.executable, __file__, *argv, "--child"], capture_output=True, text=True, env=env,
-                          cwd=ROOT)
+    argv = [*(str(Path(r).resolve()) for r in args.records), "--player", args.player, "--level", args.level,
+            "--games", str(args.games), "--every", str(args.every), "--child", str(tree)]
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), *argv], capture_output=True, text=True,
+                          env=env, cwd=ROOT)
     if done.returncode:
         raise SystemExit(f"thinking: the run with {tree} failed:\n{done.stderr.strip()}")
     return json.loads(done.stdout.splitlines()[-1])
@@ -100,24 +111,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--every", type=int, default=29, help="plies between positions (default 29)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each version (default 3)")
     parser.add_argument("--against", type=Path, help="another checkout, timed alternately with this one")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    raw = sys.argv[1:] if argv is None else argv
-    args = parser.parse_args(raw)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # a run's process: the checkout it is for
+    args = parser.parse_args(argv)
     if args.games < 1 or args.every < 1 or args.repeat < 1:
         parser.error("--games, --every and --repeat must be at least 1")
-    if args.child:
+    if args.child is not None:
         print(json.dumps(think(args)))
         return
     if args.against is not None and not (args.against / "strategolab" / "__init__.py").is_file():
         parser.error(f"--against {args.against}: no strategolab package there")
-    trees = [("this", ROOT)] + ([("against", args.against)] if args.against is not None else [])
+    trees = [("this", ROOT)] + ([("against", args.against.resolve())] if args.against is not None else [])
     totals: dict[str, list[float]] = {name: [] for name, _ in trees}
     digests: dict[str, set[str]] = {name: set() for name, _ in trees}
     print(f"{args.level} thinking for {args.player}: every {args.every} plies of the first {args.games} game(s) "
           f"of {len(args.records)} record file(s)")
     for i in range(args.repeat):
         for name, tree in trees:
-            result = run(tree, [a for a in raw if a != "--child"])
+            result = run(tree, args)
             times = result["times"]
             assert isinstance(times, list)
             totals[name].append(sum(times))

@@ -10,6 +10,7 @@ import importlib.util
 import io
 import math
 import random
+import shutil
 import subprocess
 import sys
 import types
@@ -56,6 +57,7 @@ from strategolab.setup_library import (
     placement_weights,
     statistical_setup,
 )
+from strategolab.state import KIND, OWNER
 from strategolab.views import View
 
 LEVEL_NAMES = tuple(LEVELS)
@@ -984,36 +986,66 @@ def test_a_known_raider_races_to_the_flag_through_the_pieces_it_beats() -> None:
         "its Flag on G1 is in a race: the Colonel on H4 can stand next to it in 3 moves"), str(player.last_reasoning)
 
 
-def test_the_race_caches_answer_as_a_fresh_model_does() -> None:
+def _turned(spec: str) -> str:
+    """A position spec turned round for the other side: each square's row mirrored, and the colours swapped."""
+    out = []
+    for token in spec.split():
+        square, _, code = token.partition(":")
+        out.append(f"{square[0]}{11 - int(square[1:])}:{'b' if code[0] == 'r' else 'r'}{code[1:]}")
+    return " ".join(out)
+
+
+@pytest.mark.parametrize("side", [RED, BLUE])
+def test_the_race_caches_answer_as_a_fresh_model_does(side: int) -> None:
     """The race keeps what it found between positions of one search (per the squares near our Flag, and the
     intruder's ways in per where our pieces stand): one model asked about positions one after another, where
-    enemy pieces (seen and unseen) and our pieces move, answers each as a model that sees only that position."""
-    view = make(FORK, turn=RED).view(RED)
+    enemy pieces (seen and unseen, movable or not) and our pieces move, answers each as a model that sees only
+    that position, and takes as intruders exactly the enemy's movable pieces near our Flag."""
+    def oriented(spec: str) -> str:
+        return spec if side == RED else _turned(spec)
+
+    def at(name: str) -> str:
+        return name if side == RED else f"{name[0]}{11 - int(name[1:])}"
+
+    view = make(oriented(FORK), turn=side).view(side)
     squares, table = belief_table(view)
     shared = Model(view, squares, table, guard=80.0, forks=True)
-    code = {k.name: i + 1 for i, k in enumerate(CLASSIC.piece_types)}
+    kinds = CLASSIC.piece_types
+    code = {k.name: i + 1 for i, k in enumerate(kinds)}
     rows = [[(code["Miner"], 1.0)], [(code["Miner"], 0.5), (code["Major"], 0.3), (code["Bomb"], 0.2)]]
-    near = [f"{c}{r}" for c in "CDEFGHIJ" for r in range(1, 5)]
+    lakes = {"C5", "D5", "G5", "H5", "C6", "D6", "G6", "H6"}
     taken = {w.split(":")[0] for w in FORK.split()}
-    # The Miner on F3 goes elsewhere near the Flag, seen or not; each position is asked again with up to three
-    # Scouts of ours in its way (on E1 and F2 they send the Miner on E2 round by G3: four moves, not two).
-    rng = random.Random(5)
-    cases = [("E2", False, ["E1", "F2"]), ("E2", True, ["E1", "F2"])]
-    for _ in range(40):
-        intruder, *walls = rng.sample([x for x in near if x not in taken], 4)
-        cases.append((intruder, rng.random() < 0.5, walls[:rng.randrange(4)]))
+    free = [f"{c}{r}" for c in "ABCDEFGHIJ" for r in range(1, 7) if f"{c}{r}" not in lakes | taken]
+    # The Miner on F3 goes elsewhere on our side of the board, seen or not; each position is asked again as up
+    # to four Scouts of ours come one by one into the way (on E1 and F2 they change its way in, and our
+    # Sergeant's; on F5 and E5, five and six steps from the Flag, they shut out the Miner on F6, with no defender
+    # near), and sometimes an enemy Bomb, seen or not, stands near our Flag.
+    rng = random.Random(5 + side)
+    open_ = FORK.replace("D1:r4 ", "").replace("H3:r6 ", "").replace("E6:rX'!", "A1:rX'!")  # no defender near
+    cases = [(FORK, "E2", False, ["E1", "F2"], None), (FORK, "E2", True, ["E1", "F2"], None),
+             (open_, "F6", False, ["F5", "E5"], None)]
+    for _ in range(50):
+        intruder, bomb, *walls = rng.sample(free, 6)
+        cases.append((FORK, intruder, rng.random() < 0.5, walls[:rng.randrange(5)],
+                      bomb if rng.random() < 0.4 else None))
     answers = []
-    for intruder, hidden, walls in cases:
-        alone = FORK.replace("F3:b3'!", f"{intruder}:b3'{'' if hidden else '!'}")
-        unknown = {sq(intruder): rng.choice(rows)} if hidden else {}
-        for spec in (alone, alone + "".join(f" {x}:r2" for x in walls)):
+    enemy = (1 - side) << 5
+    for base, intruder, hidden, walls, bomb in cases:
+        alone = base.replace("F3:b3'!", f"{intruder}:b3'{'' if hidden else '!'}")
+        if bomb is not None:
+            alone += f" {bomb}:bB{'!' if rng.random() < 0.5 else ''}"
+        unknown = {sq(at(intruder)): rng.choice(rows)} if hidden else {}
+        for spec in [alone + "".join(f" {x}:r2" for x in walls[:n]) for n in range(len(walls) + 1)]:
             for ours in (True, False):
-                board = make(spec, turn=RED if ours else BLUE).board
+                board = make(oriented(spec), turn=side if ours else 1 - side).board
                 fresh = Model(view, squares, table, guard=80.0, forks=True)
                 answers.append(fresh.race(board, ours, unknown))
                 assert shared.race(board, ours, unknown) == answers[-1], spec
                 assert shared.lost_races(board, ours, unknown) == fresh.lost_races(board, ours, unknown), spec
-    assert answers[2] < answers[0]  # the walls on E1 and F2 put the Miner on E2 further off
+                assert shared._intruders(board) == [x for x in shared.race_zone if board[x] and (
+                    board[x] & OWNER) == enemy and kinds[(board[x] & KIND) - 1].movable], spec
+    assert answers[0] != answers[4]  # the walls on E1 and F2 count
+    assert answers[13] > answers[15] > answers[17] == 0.0  # ... and those on F5 and E5, far from the Flag
     assert len(set(answers)) > 10  # the positions differ in what the race finds
 
 
@@ -1579,20 +1611,31 @@ def test_the_playouts_benchmark_plays_variants_on_the_same_positions() -> None:
 
 
 def test_the_thinking_benchmark_times_two_checkouts_on_the_same_positions(tmp_path: Path) -> None:
-    """``benchmarks/thinking.py`` gives a level recorded positions and times it, alternating with another
-    checkout: the same code against itself makes every choice and reasoning the same; a folder without the
-    package, or records without the player named, are refused with what is wrong."""
+    """``benchmarks/thinking.py`` gives a level recorded positions and times it, alternating with the code of
+    another checkout (named relative to where it is run): a copy of this code makes every choice and reasoning
+    the same, a copy with one weight changed does not; a folder without the package, or records without the
+    player named, are refused with what is wrong."""
     script = ROOT / "benchmarks" / "thinking.py"
     records = ROOT / "benchmarks" / "results" / "hard-a4db27f" / "ladder-pocket_r1-100.sgn.gz"
     command = [sys.executable, str(script), str(records), "--level", "medium", "--games", "1", "--every", "7",
                "--repeat", "1"]
-    run = subprocess.run([*command, "--against", str(ROOT)], capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert run.returncode == 0, run.stderr
-    lines = run.stdout.splitlines()
+    for name, change in (("same", ""), ("pull", "\nfrom strategolab.ai.evaluation import Model\nModel.PULL *= 3\n")):
+        shutil.copytree(ROOT / "strategolab", tmp_path / name / "strategolab",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        with open(tmp_path / name / "strategolab" / "__init__.py", "a") as init:
+            init.write(change)
+    runs = {}
+    for name in ("same", "pull"):
+        runs[name] = run = subprocess.run([*command, "--against", name], capture_output=True, text=True, timeout=600,
+                                          cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+    lines = runs["same"].stdout.splitlines()
     assert lines[0] == "medium thinking for hard: every 7 plies of the first 1 game(s) of 1 record file(s)"
+    assert f"against ({tmp_path / 'same'})" in lines[2], runs["same"].stdout
     moves = {line.split(": ")[1].split(" moves")[0] for line in lines if line.startswith("  run 1")}
-    assert len(moves) == 1 and int(moves.pop()) > 1, run.stdout
-    assert lines[-1].endswith("every choice and reasoning the same"), run.stdout
+    assert len(moves) == 1 and int(moves.pop()) > 3, runs["same"].stdout
+    assert lines[-1].endswith("every choice and reasoning the same"), runs["same"].stdout
+    assert runs["pull"].stdout.splitlines()[-1].endswith("every choice and reasoning NOT the same"), runs["pull"].stdout
     refused = subprocess.run([*command, "--against", str(tmp_path)], capture_output=True, text=True, timeout=60,
                              cwd=ROOT)
     assert refused.returncode == 2 and f"--against {tmp_path}: no strategolab package there" in refused.stderr
