@@ -29,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from tournament import READ_ERRORS, read_records  # this folder's sibling script
+from tournament import READ_ERRORS, percentile, read_records  # this folder's sibling script
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,10 +96,8 @@ def run(tree: Path, args: argparse.Namespace) -> dict[str, object]:
 
 
 def summary(times: list[float]) -> str:
-    ordered = sorted(times)
-    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    return (f"median {statistics.median(ordered):.3f} s, 95th percentile {p95:.3f} s, slowest {ordered[-1]:.3f} s, "
-            f"total {sum(ordered):.2f} s")
+    return (f"median {statistics.median(times):.3f} s, 95th percentile {percentile(times, 0.95):.3f} s, "
+            f"slowest {max(times):.3f} s, total {sum(times):.2f} s")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -986,12 +986,17 @@ def test_a_known_raider_races_to_the_flag_through_the_pieces_it_beats() -> None:
         "its Flag on G1 is in a race: the Colonel on H4 can stand next to it in 3 moves"), str(player.last_reasoning)
 
 
+def _mirrored(square: str) -> str:
+    """A square's name with its row mirrored (the classic board seen from the other side)."""
+    return f"{square[0]}{11 - int(square[1:])}"
+
+
 def _turned(spec: str) -> str:
     """A position spec turned round for the other side: each square's row mirrored, and the colours swapped."""
     out = []
     for token in spec.split():
         square, _, code = token.partition(":")
-        out.append(f"{square[0]}{11 - int(square[1:])}:{'b' if code[0] == 'r' else 'r'}{code[1:]}")
+        out.append(f"{_mirrored(square)}:{'b' if code[0] == 'r' else 'r'}{code[1:]}")
     return " ".join(out)
 
 
@@ -1005,7 +1010,7 @@ def test_the_race_caches_answer_as_a_fresh_model_does(side: int) -> None:
         return spec if side == RED else _turned(spec)
 
     def at(name: str) -> str:
-        return name if side == RED else f"{name[0]}{11 - int(name[1:])}"
+        return name if side == RED else _mirrored(name)
 
     view = make(oriented(FORK), turn=side).view(side)
     squares, table = belief_table(view)

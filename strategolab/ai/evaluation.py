@@ -448,11 +448,7 @@ class Model:
         self.race_zone: tuple[Square, ...] = ()
         self.flag_neighbours: tuple[Square, ...] = ()
         self.race_squares: tuple[Square, ...] = ()
-        # Per piece code: is it an enemy piece that may move (an intruder, when in the race zone)?
-        enemy = (1 - me) << 5
-        mobile = self.mobile
-        self._intruder_code = [c & OWNER == enemy and (k := c & KIND) < len(mobile) and mobile[k]
-                               for c in range(PIECE << 1)]
+        self._intruder_code: list[bool] = []
         self._race_near = _picker(())
         self._race_at: dict[Square, int] = {}
         self._races: dict[tuple, float] = {}
@@ -465,6 +461,11 @@ class Model:
             self.race_squares = tuple(s for s, d in dist[flags[0]].items() if d <= self.RACE_HORIZON + 2)
             self._race_near = _picker(self.race_squares)
             self._race_at = {x: i for i, x in enumerate(self.race_squares)}
+            # Per piece code: is it an enemy piece that may move (an intruder, when in the race zone)?
+            enemy = (1 - me) << 5
+            mobile = self.mobile
+            self._intruder_code = [c & OWNER == enemy and (k := c & KIND) < len(mobile) and mobile[k]
+                                   for c in range(PIECE << 1)]
             # How likely the enemy is to go for that square: what it can believe our Flag is there (``theirs``,
             # the enemy's beliefs about our unseen pieces; certain once our Flag is seen or without them).
             flag_kind = next(i for i, k in enumerate(kinds) if k.is_flag)
