@@ -27,6 +27,7 @@ from strategolab.ai import (
     Level,
     balance,
     belief_table,
+    evaluation,
     read_history,
     remaining_hidden,
     their_belief_table,
@@ -1413,6 +1414,34 @@ def test_no_trade_hands_the_enemy_the_top() -> None:
         view = make(_RAID + " B2:rX'" + general, UCC, turn=RED).view(RED)
         move = ComputerPlayer("hard", seed=0).choose_move(view)
         assert (move == Move.parse("B2-C2")) is trades, move
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_trade_where_the_enemy_keeps_the_top_anyway(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blue's Marshal and General are gone and it has two Colonels, one known and raiding Red's back rows;
+    Red has one Colonel, beside it.  The trade leaves Blue's other Colonel the board's top, but so does
+    keeping Red's Colonel back, while the raider takes a piece a move (ramen's second Colonel took 13 of
+    hard's pieces in one game): Red trades, and says why.  Counting that trade as handing Blue the top, as
+    before, Red steps aside; and while Blue's General lives the Colonel is not Blue's top, so no trade."""
+    raid = (_RAID.replace("C2:bX'!", "C2:b8'!").replace("F2:r8", "F2:r7").replace(" H10:b9", "")
+            + " B2:r8 J5:rS J6:bX I6:rB I7:b9")
+    c2, trade = parse_square("C2"), Move.parse("B2-C2")
+
+    def position(blue: str) -> View:
+        state = make(raid, UCC, turn=RED)
+        play(state, "J5-J6", blue)  # Red's Spy takes Blue's Marshal; Blue's General dies on a Bomb, or waits
+        return state.view(RED)
+
+    view = position("I7-I6")
+    assert c2 in Model(view, *belief_table(view), hunt=True).trades
+    player = ComputerPlayer("hard", seed=seed)
+    assert player.choose_move(view) == trade
+    assert "a trade that stops a raider" in str(player.last_reasoning)
+    general = position("E9-E8")
+    assert not Model(general, *belief_table(general), hunt=True).trades
+    monkeypatch.setattr(evaluation, "_top_held_anyway", lambda *args: False)
+    assert not Model(view, *belief_table(view), hunt=True).trades
+    assert ComputerPlayer("hard", seed=seed).choose_move(view) != trade
 
 
 def test_no_trade_where_a_piece_of_ours_takes_the_raider_safely() -> None:

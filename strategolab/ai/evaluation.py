@@ -77,6 +77,15 @@ def _keeps_top(kinds: Sequence[PieceType], own_left: Sequence[int], enemy_left: 
     return top(own_left) >= top(enemy_left)
 
 
+def _top_held_anyway(kinds: Sequence[PieceType], enemy_left: Sequence[int], i: int) -> bool:
+    """Is type ``i`` the enemy's strongest movable type, with two or more of it left?  Then after one of them
+    trades with our piece of that type, another still holds the board's top: keeping our piece back does not
+    keep the top from the enemy, it only lets the raider go on (ramen's second Colonel: one of the two took 13
+    of hard's pieces, while hard kept its one Colonel away from it)."""
+    strongest = max((k.strength for k, n in zip(kinds, enemy_left, strict=True) if k.movable and n), default=-1)
+    return enemy_left[i] >= 2 and kinds[i].movable and kinds[i].strength == strongest
+
+
 def top_bonus(rs: Ruleset, own_left: Sequence[int], enemy_left: Sequence[int], share: float) -> list[float]:
     """What one side's strongest pieces are worth beyond :func:`piece_values`: a piece that no enemy piece
     outranks holds the board's top, and losing the last such piece hands that top to the enemy's strongest,
@@ -363,16 +372,21 @@ class Model:
             ways = {s: _ways_to(geo.neighbours, s, blocked) for s, _, _ in hunts}
         # Nothing of ours safely beats the enemy's strongest piece: a known Marshal among our pieces takes one
         # after another (7.3 a lost game against the 2012 champion, our own Marshal often a few steps away).
-        # Our piece of its kind may trade with it where we keep the board's top after the trade: the hunt draws
+        # Our piece of its kind may trade with it where we keep the board's top after the trade, or where the
+        # enemy keeps it whether we trade or not (:func:`_top_held_anyway`): the hunt draws
         # it nearer (a share of the pull) and, as that pull dies with our piece, the trade itself scores what
         # the pull would have reached on the raider's square (:attr:`trades`, a root adjustment).
         self.trades: dict[Square, float] = {}
         for s, k, step in hunts:
             safe = any(own_left[a] and kinds[a].movable and self.battle[a + 1][k] == _ATTACKER_WINS
                        and self.battle[k][a + 1] == _DEFENDER_WINS for a in range(n))
-            if (not safe and self.battle[k][k] == _BOTH_DIE and own_left[k - 1]
-                    and _keeps_top(kinds, own_left, enemy_left, k - 1)):
+            if safe or self.battle[k][k] != _BOTH_DIE or not own_left[k - 1]:
+                continue
+            if _keeps_top(kinds, own_left, enemy_left, k - 1):
                 self.trades[s] = self.TRADE_HUNT * step * self.HUNT_REACH
+            elif _top_held_anyway(kinds, enemy_left, k - 1):
+                # The search counts the trade as handing the enemy our share of the top; it holds it anyway.
+                self.trades[s] = self.TRADE_HUNT * step * self.HUNT_REACH + own_top[k - 1] - enemy_top[k - 1]
         # A piece that every enemy piece beats when it attacks (the Spy) and that stalks its prey from afar
         # crosses the open board, where any probe takes it (the 2012 champion's Scouts and Lieutenants took
         # hard's Spy in 96 games of 100 as it trailed the known Marshal): with ``lurk``, in a full army, it is
