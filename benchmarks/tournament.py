@@ -24,7 +24,10 @@ K + 1 to K + GAMES, with the seeds and colours they have in a whole run, so a pa
 checks and move-time percentiles cover that part only).  ``--tally FILE.sgn [FILE.sgn ...]`` plays nothing: it
 reads the records such runs kept (``.sgn.partial`` and gzipped ``.sgn.gz`` files too) and prints the tables and
 checks for all their games together, with the rounds each pairing holds; a round found twice (in two parts, or
-played by two versions of the code) is an error naming both places.  Records keep no move times, so a tally
+played by two versions of the code) is an error naming both places.  With ``--replacing FILE.sgn [...]`` the
+games in those records take the place of the same rounds' games in the ``--tally`` records: a change that acts
+in few rounds is played only in those (``--rounds``), and in the others the new version plays the very games
+the older one did.  Records keep no move times, so a tally
 has none; but the whole run's median and 95th percentile move time are at most the largest of its parts' (at
 most half, or 5 %, of each part's moves are slower than that part's figure).  ``--colour red`` (or ``blue``)
 plays only the rounds among those in which the first-named player has that colour: against a bot that plays
@@ -241,16 +244,27 @@ def score_of(game: Game, a_side: int) -> str:
     return "draw" if winner is None else "win" if winner == a_side else "loss"
 
 
-def tally(paths: list[str]) -> tuple[list[Result], list[tuple[str, str]], str, list[int]]:
+def tally(paths: list[str], replacing: list[str] | None = None
+          ) -> tuple[list[Result], list[tuple[str, str]], str, list[int]]:
     """The results of the games in records this benchmark kept (``--records``, plain or gzipped), for
-    ``--tally``: the results, the pairings in the order first met, the rule set and the seeds.  Raises
+    ``--tally``: the results, the pairings in the order first met, the rule set and the seeds.  The games in
+    ``replacing`` (``--replacing``) take the place of the same rounds' games in ``paths``: a change replayed
+    only in the rounds where it acts, the others being the very games the older version played.  Raises
     ``SystemExit`` naming the file and game for a record the benchmark did not write, a game whose colours do
-    not fit its round, a round of a pairing found twice, or pairings played under different rule sets."""
+    not fit its round, a round of a pairing found twice (among ``paths``, or among ``replacing``), a
+    replacement for a round ``paths`` do not hold, or pairings played under different rule sets."""
     results: list[Result] = []
     pairs: list[tuple[str, str]] = []
     seeds: list[int] = []
     rulesets: set[str] = set()
-    for (pair, seed, index), (game, _) in keyed_games(paths).items():
+    games = keyed_games(paths)
+    for key, (game, place) in keyed_games(replacing or [], "--replacing").items():
+        if key not in games:
+            (a, b), seed, index = key
+            raise SystemExit(f"--replacing: {place}: round {index + 1} of {a} v {b}, seed {seed}, is in none of "
+                             f"the --tally records, so it replaces nothing")
+        games[key] = (game, place)
+    for (pair, seed, index), (game, _) in games.items():
         a_side = first_side(index)
         rulesets.add(game.ruleset.name)
         termination = game.headers.get("Termination") or "move limit"
@@ -345,16 +359,23 @@ def main() -> None:
     parser.add_argument("--tally", nargs="+", metavar="FILE.sgn", default=None,
                         help="play nothing: print the tables and checks for the games in these records (kept by "
                              "--records, .partial files too), e.g. the parts of a pairing played in several runs")
+    parser.add_argument("--replacing", nargs="+", metavar="FILE.sgn", default=None,
+                        help="with --tally: the games in these records replace the same rounds' games in the "
+                             "--tally records (a change replayed only in the rounds where it acts)")
     args = parser.parse_args()
     if args.first_game < 0:
         parser.error(f"--first-game must be 0 or more, not {args.first_game}")
     if args.rounds is not None and args.first_game:
         parser.error("--rounds names the rounds to play: give it without --first-game")
+    if args.replacing and not args.tally:
+        parser.error("--replacing replaces games of the --tally records: give it with --tally")
     if args.tally:
-        results, pairs, ruleset, seeds = tally(args.tally)
+        results, pairs, ruleset, seeds = tally(args.tally, args.replacing)
         rounds = "; ".join(f"{a} v {b} rounds {spans([r.index for r in results if r.pairing == (a, b)])}"
                            for a, b in pairs)
-        title = (f"Tally of {len(results)} games in {len(args.tally)} record file(s): {ruleset}, seed "
+        replaced = (f" ({len(keyed_games(args.replacing, '--replacing'))} of them from {len(args.replacing)} "
+                    f"--replacing file(s))" if args.replacing else "")
+        title = (f"Tally of {len(results)} games in {len(args.tally)} record file(s){replaced}: {ruleset}, seed "
                  f"{', '.join(map(str, seeds))}; {rounds}")
         report(results, pairs, title, [name for pair in pairs for name in pair if name not in LEVELS
                                        and name != "random"])

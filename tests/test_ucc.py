@@ -745,3 +745,24 @@ def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_ru
     other.write_text(whole[0].replace("tournament easy v random", "a friendly"), encoding="utf-8")
     foreign = run("--tally", str(other))
     assert foreign.returncode != 0 and f"{other}, game 1: not a game of this benchmark" in foreign.stderr
+    # --replacing: a round played again (here with a shorter move limit, as a changed version would) takes the
+    # place of that round's game in the --tally records; it must replace a round they hold, once.
+    short = games("short.sgn", "--rounds", "2", "--max-plies", "4")
+    assert short != whole[1:2]
+    third = games("third.sgn", "--rounds", "3")
+    replaced = run("--tally", str(tmp_path / "whole.sgn"), "--replacing", str(tmp_path / "short.sgn"))
+    assert replaced.returncode == 0, replaced.stderr
+    lines = replaced.stdout.splitlines()
+    assert lines[0] == ("Tally of 3 games in 1 record file(s) (1 of them from 1 --replacing file(s)): barrage, "
+                        "seed 2026; easy v random rounds 1-3")
+    assert lines[1:] == table("first.sgn", "short.sgn", "third.sgn")[1:]
+    assert lines[2] != alone[2]  # round 2's game, cut at 4 plies, is a draw by the move limit
+    for files, error in (
+            (["--tally", str(tmp_path / "first.sgn"), "--replacing", str(tmp_path / "short.sgn")],
+             f"--replacing: {tmp_path / 'short.sgn'}, game 1: round 2 of easy v random, seed 2026, is in none of "
+             f"the --tally records, so it replaces nothing"),
+            (["--tally", str(tmp_path / "whole.sgn"), "--replacing", str(tmp_path / "short.sgn"),
+              str(tmp_path / "last.sgn")], "--replacing: round 2 of easy v random, seed 2026, is both in"),
+            (["--replacing", str(tmp_path / "short.sgn")], "give it with --tally")):
+        refused = run(*files)
+        assert refused.returncode != 0 and error in refused.stderr, refused.stderr
