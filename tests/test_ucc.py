@@ -749,7 +749,7 @@ def test_the_tournament_benchmark_plays_a_pairing_in_parts_that_are_the_whole_ru
     # place of that round's game in the --tally records; it must replace a round they hold, once.
     short = games("short.sgn", "--rounds", "2", "--max-plies", "4")
     assert short != whole[1:2]
-    third = games("third.sgn", "--rounds", "3")
+    assert games("third.sgn", "--rounds", "3") == whole[2:]
     replaced = run("--tally", str(tmp_path / "whole.sgn"), "--replacing", str(tmp_path / "short.sgn"))
     assert replaced.returncode == 0, replaced.stderr
     lines = replaced.stdout.splitlines()
