@@ -26,14 +26,15 @@ reads the records such runs kept (``.sgn.partial`` and gzipped ``.sgn.gz`` files
 checks for all their games together, with the rounds each pairing holds; a round found twice (in two parts, or
 played by two versions of the code) is an error naming both places.  With ``--replacing FILE.sgn [...]`` the
 games in those records take the place of the same rounds' games in the ``--tally`` records: a change that acts
-in few rounds is played only in those (``--rounds``), and in the others the new version plays the very games
-the older one did.  Records keep no move times, so a tally
-has none; but the whole run's median and 95th percentile move time are at most the largest of its parts' (at
-most half, or 5 %, of each part's moves are slower than that part's figure).  ``--colour red`` (or ``blue``)
-plays only the rounds among those in which the first-named player has that colour: against a bot that plays
-the same way whenever it gets the same moves (ramen has no randomness and one setup per colour), two versions
-of a level given the same rounds play the same games until their moves differ, so ``benchmarks/paired.py``
-compares them round by round, and a colour that fails a target is measured without the other's games.
+in few rounds is played only in those (``--rounds``), and in the others the new version makes the older one's
+choices, so against the same moves of the opponent it plays the very games the older one did.  Records keep no
+move times, so a tally has none; but the whole run's median and 95th percentile move time are at most the
+largest of its parts' (at most half, or 5 %, of each part's moves are slower than that part's figure).
+``--colour red`` (or ``blue``) plays only the rounds among those in which the first-named player has that
+colour: against a bot that plays the same way whenever it gets the same moves (ramen has no randomness and one
+setup per colour), two versions of a level given the same rounds play the same games until their moves
+differ, so ``benchmarks/paired.py`` compares them round by round, and a colour that fails a target is measured
+without the other's games.
 ``--rounds 2,7,9-12`` plays just those rounds (their seeds and colours as in a whole run) instead of
 ``--first-game``/``--games``: the rounds where a change acts, when in the others the new version plays the very
 game the old one did (hard's own setups changed in session 38 only in the rounds where it had set up a named
@@ -249,7 +250,7 @@ def tally(paths: list[str], replacing: list[str] | None = None
     """The results of the games in records this benchmark kept (``--records``, plain or gzipped), for
     ``--tally``: the results, the pairings in the order first met, the rule set and the seeds.  The games in
     ``replacing`` (``--replacing``) take the place of the same rounds' games in ``paths``: a change replayed
-    only in the rounds where it acts, the others being the very games the older version played.  Raises
+    only in the rounds where it acts, where in the others it makes the older version's choices.  Raises
     ``SystemExit`` naming the file and game for a record the benchmark did not write, a game whose colours do
     not fit its round, a round of a pairing found twice (among ``paths``, or among ``replacing``), a
     replacement for a round ``paths`` do not hold, or pairings played under different rule sets."""

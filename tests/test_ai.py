@@ -1418,29 +1418,52 @@ def test_no_trade_hands_the_enemy_the_top() -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_a_trade_where_the_enemy_keeps_the_top_anyway(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blue's Marshal and General are gone and it has two Colonels, one known and raiding Red's back rows;
-    Red has one Colonel, beside it.  The trade leaves Blue's other Colonel the board's top, but so does
-    keeping Red's Colonel back, while the raider takes a piece a move (ramen's second Colonel took 13 of
-    hard's pieces in one game): Red trades, and says why.  Counting that trade as handing Blue the top, as
-    before, Red steps aside; and while Blue's General lives the Colonel is not Blue's top, so no trade."""
+    """Blue has lost its Marshal and General but neither of its two Colonels; one of them, known, raids Red's
+    back rows, beside Red's only Colonel.  After the trade Blue's other Colonel holds the board's top alone;
+    before it, it already outranks all of Red's pieces but that one, which the raider's next captures do not
+    spare (one of ramen's two Colonels took 13 of hard's pieces in one game): Red trades, and says why.  The
+    trade scores what the hunt's share does plus the top bonus the search counts Red's Colonel as handing over
+    (its whole bonus less the raider's share).  With the old rule Red steps aside.  While Blue's General lives
+    the Colonel is not Blue's top and no trade is counted; nor where Blue has one Colonel left, whose trade
+    would leave Blue's Majors above Red's Captains."""
     raid = (_RAID.replace("C2:bX'!", "C2:b8'!").replace("F2:r8", "F2:r7").replace(" H10:b9", "")
             + " B2:r8 J5:rS J6:bX I6:rB I7:b9")
     c2, trade = parse_square("C2"), Move.parse("B2-C2")
+    colonel = [k.name for k in UCC.piece_types].index("Colonel")
 
-    def position(blue: str) -> View:
-        state = make(raid, UCC, turn=RED)
-        play(state, "J5-J6", blue)  # Red's Spy takes Blue's Marshal; Blue's General dies on a Bomb, or waits
+    def position(spec: str, *moves: str) -> View:
+        state = make(spec, UCC, turn=RED)
+        play(state, "J5-J6", *moves)  # Red's Spy takes Blue's Marshal; Blue's General dies on a Bomb, or waits
         return state.view(RED)
 
-    view = position("I7-I6")
-    assert c2 in Model(view, *belief_table(view), hunt=True).trades
+    def trades(view: View) -> dict:
+        return Model(view, *belief_table(view), hunt=True).trades
+
+    view = position(raid, "I7-I6")
+    assert c2 in trades(view)
     player = ComputerPlayer("hard", seed=seed)
     assert player.choose_move(view) == trade
     assert "a trade that stops a raider" in str(player.last_reasoning)
-    general = position("E9-E8")
-    assert not Model(general, *belief_table(general), hunt=True).trades
+    # The score: the hunt's share (what a trade that keeps the top scores) plus the top bonus difference.
+    own = [0] * len(UCC.piece_types)
+    for s in view.squares(RED):
+        own[[k.name for k in UCC.piece_types].index(view.piece_at(s).type.name)] += 1
+    enemy = remaining_hidden(view)
+    enemy[colonel] += 1  # the known raider
+    handed = (top_bonus(UCC, own, enemy, Model.TOP)[colonel] - top_bonus(UCC, enemy, own, Model.TOP)[colonel])
+    assert handed > 50
+    with monkeypatch.context() as m:
+        m.setattr(evaluation, "_keeps_top", lambda *args: True)
+        share = trades(view)[c2]
+    assert trades(view)[c2] == pytest.approx(share + handed)
+    # Blue's General lives: the raider is not Blue's top.
+    assert not trades(position(raid, "E9-E8"))
+    # Blue's other Colonel is gone too (on a Bomb), and Red has no Major left: no trade either.
+    single = (raid.replace("E2:r7", "E2:r6").replace("G2:r7", "G2:r6").replace("F2:r7", "F2:r6")
+              + " A4:rB A5:b8")
+    assert not trades(position(single, "I7-I6", "B3-B4", "A5-A4"))
     monkeypatch.setattr(evaluation, "_top_held_anyway", lambda *args: False)
-    assert not Model(view, *belief_table(view), hunt=True).trades
+    assert not trades(view)
     assert ComputerPlayer("hard", seed=seed).choose_move(view) != trade
 
 

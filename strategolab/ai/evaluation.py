@@ -78,10 +78,11 @@ def _keeps_top(kinds: Sequence[PieceType], own_left: Sequence[int], enemy_left: 
 
 
 def _top_held_anyway(kinds: Sequence[PieceType], enemy_left: Sequence[int], i: int) -> bool:
-    """Is type ``i`` the enemy's strongest movable type, with two or more of it left?  Then after one of them
-    trades with our piece of that type, another still holds the board's top: keeping our piece back does not
-    keep the top from the enemy, it only lets the raider go on (ramen's second Colonel: one of the two took 13
-    of hard's pieces, while hard kept its one Colonel away from it)."""
+    """Is type ``i`` the enemy's strongest movable type, with two or more of it left (counted from the army
+    less what was taken)?  Then after one of them trades with our piece of that type, another holds the
+    board's top; before the trade it already outranks all our pieces but that one, which the raider's next
+    captures do not spare.  Keeping our piece back only lets the raider go on (one of ramen's two Colonels
+    took 13 of hard's pieces while hard kept its one Colonel away from it)."""
     strongest = max((k.strength for k, n in zip(kinds, enemy_left, strict=True) if k.movable and n), default=-1)
     return enemy_left[i] >= 2 and kinds[i].movable and kinds[i].strength == strongest
 
@@ -385,7 +386,8 @@ class Model:
             if _keeps_top(kinds, own_left, enemy_left, k - 1):
                 self.trades[s] = self.TRADE_HUNT * step * self.HUNT_REACH
             elif _top_held_anyway(kinds, enemy_left, k - 1):
-                # The search counts the trade as handing the enemy our share of the top; it holds it anyway.
+                # The search counts the trade as losing our piece's top bonus (less the raider's share of the
+                # enemy's): the enemy's other piece of the type holds the top after it anyway.
                 self.trades[s] = self.TRADE_HUNT * step * self.HUNT_REACH + own_top[k - 1] - enemy_top[k - 1]
         # A piece that every enemy piece beats when it attacks (the Spy) and that stalks its prey from afar
         # crosses the open board, where any probe takes it (the 2012 champion's Scouts and Lieutenants took
