@@ -246,9 +246,10 @@ def score_of(game: Game, a_side: int) -> str:
 
 
 def tally(paths: list[str], replacing: list[str] | None = None
-          ) -> tuple[list[Result], list[tuple[str, str]], str, list[int]]:
+          ) -> tuple[list[Result], list[tuple[str, str]], str, list[int], int]:
     """The results of the games in records this benchmark kept (``--records``, plain or gzipped), for
-    ``--tally``: the results, the pairings in the order first met, the rule set and the seeds.  The games in
+    ``--tally``: the results, the pairings in the order first met, the rule set, the seeds and how many games
+    ``replacing`` put in place of others.  The games in
     ``replacing`` (``--replacing``) take the place of the same rounds' games in ``paths``: a change replayed
     only in the rounds where it acts, where in the others it makes the older version's choices.  Raises
     ``SystemExit`` naming the file and game for a record the benchmark did not write, a game whose colours do
@@ -259,7 +260,8 @@ def tally(paths: list[str], replacing: list[str] | None = None
     seeds: list[int] = []
     rulesets: set[str] = set()
     games = keyed_games(paths)
-    for key, (game, place) in keyed_games(replacing or [], "--replacing").items():
+    replacements = keyed_games(replacing or [], "--replacing")
+    for key, (game, place) in replacements.items():
         if key not in games:
             (a, b), seed, index = key
             raise SystemExit(f"--replacing: {place}: round {index + 1} of {a} v {b}, seed {seed}, is in none of "
@@ -279,7 +281,7 @@ def tally(paths: list[str], replacing: list[str] | None = None
         raise SystemExit("--tally: no games in " + ", ".join(paths))
     if len(rulesets) > 1:
         raise SystemExit(f"--tally: the games were played under different rule sets: {', '.join(sorted(rulesets))}")
-    return results, pairs, rulesets.pop(), seeds
+    return results, pairs, rulesets.pop(), seeds, len(replacements)
 
 
 def spans(indices: list[int]) -> str:
@@ -371,11 +373,11 @@ def main() -> None:
     if args.replacing and not args.tally:
         parser.error("--replacing replaces games of the --tally records: give it with --tally")
     if args.tally:
-        results, pairs, ruleset, seeds = tally(args.tally, args.replacing)
+        results, pairs, ruleset, seeds, replaced_games = tally(args.tally, args.replacing)
         rounds = "; ".join(f"{a} v {b} rounds {spans([r.index for r in results if r.pairing == (a, b)])}"
                            for a, b in pairs)
-        replaced = (f" ({len(keyed_games(args.replacing, '--replacing'))} of them from {len(args.replacing)} "
-                    f"--replacing file(s))" if args.replacing else "")
+        replaced = (f" ({replaced_games} of them from {len(args.replacing)} --replacing file(s))"
+                    if args.replacing else "")
         title = (f"Tally of {len(results)} games in {len(args.tally)} record file(s){replaced}: {ruleset}, seed "
                  f"{', '.join(map(str, seeds))}; {rounds}")
         report(results, pairs, title, [name for pair in pairs for name in pair if name not in LEVELS

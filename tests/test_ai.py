@@ -1429,7 +1429,8 @@ def test_a_trade_where_the_enemy_keeps_the_top_anyway(seed: int, monkeypatch: py
     raid = (_RAID.replace("C2:bX'!", "C2:b8'!").replace("F2:r8", "F2:r7").replace(" H10:b9", "")
             + " B2:r8 J5:rS J6:bX I6:rB I7:b9")
     c2, trade = parse_square("C2"), Move.parse("B2-C2")
-    colonel = [k.name for k in UCC.piece_types].index("Colonel")
+    names = [k.name for k in UCC.piece_types]
+    colonel = names.index("Colonel")
 
     def position(spec: str, *moves: str) -> View:
         state = make(spec, UCC, turn=RED)
@@ -1445,9 +1446,8 @@ def test_a_trade_where_the_enemy_keeps_the_top_anyway(seed: int, monkeypatch: py
     assert player.choose_move(view) == trade
     assert "a trade that stops a raider" in str(player.last_reasoning)
     # The score: the hunt's share (what a trade that keeps the top scores) plus the top bonus difference.
-    own = [0] * len(UCC.piece_types)
-    for s in view.squares(RED):
-        own[[k.name for k in UCC.piece_types].index(view.piece_at(s).type.name)] += 1
+    on_board = Counter(view.piece_at(s).type.name for s in view.squares(RED))
+    own = [on_board[name] for name in names]
     enemy = remaining_hidden(view)
     enemy[colonel] += 1  # the known raider
     handed = (top_bonus(UCC, own, enemy, Model.TOP)[colonel] - top_bonus(UCC, enemy, own, Model.TOP)[colonel])

@@ -383,12 +383,13 @@ class Model:
                        and self.battle[k][a + 1] == _DEFENDER_WINS for a in range(n))
             if safe or self.battle[k][k] != _BOTH_DIE or not own_left[k - 1]:
                 continue
+            trade_pull = self.TRADE_HUNT * step * self.HUNT_REACH
             if _keeps_top(kinds, own_left, enemy_left, k - 1):
-                self.trades[s] = self.TRADE_HUNT * step * self.HUNT_REACH
+                self.trades[s] = trade_pull
             elif _top_held_anyway(kinds, enemy_left, k - 1):
                 # The search counts the trade as losing our piece's top bonus (less the raider's share of the
                 # enemy's): the enemy's other piece of the type holds the top after it anyway.
-                self.trades[s] = self.TRADE_HUNT * step * self.HUNT_REACH + own_top[k - 1] - enemy_top[k - 1]
+                self.trades[s] = trade_pull + own_top[k - 1] - enemy_top[k - 1]
         # A piece that every enemy piece beats when it attacks (the Spy) and that stalks its prey from afar
         # crosses the open board, where any probe takes it (the 2012 champion's Scouts and Lieutenants took
         # hard's Spy in 96 games of 100 as it trailed the known Marshal): with ``lurk``, in a full army, it is
