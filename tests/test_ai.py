@@ -917,6 +917,41 @@ def test_a_race_to_the_flag_counts_only_when_it_cannot_be_won() -> None:
     assert model.race(state.board, True, {}) == pytest.approx(0.4 * win / 2 * Model.RACE_DECAY)
 
 
+def test_our_attack_on_an_intruder_ends_its_race_in_the_search() -> None:
+    """The last move of a three-ply search attacking an unseen piece on its way to our Flag: the race counts
+    over what the battle may leave, not as if the piece still stood there.  Blue's piece on J3 (moved, unseen)
+    takes the Bomb on J2 next move if it is a Miner, and our Captain on I3 needs two moves to reach J2: a lost
+    race.  Taken by the Captain, it is over; if the piece may also be a Marshal (which the Captain cannot beat)
+    the race counts for that share, with the Captain gone.  Read on the board before the battle it counted in
+    full, and hard's Major stepped to and fro beside its Flag for 3,600 plies instead of taking the Miner
+    beside it (asmodeus, session 41)."""
+    from strategolab.ai.search import Search, base_world, world
+
+    state = make("J1:rF I1:rB J2:rB A10:bF I3:r6 J3:b3'", turn=RED)
+    view = state.view(RED)
+    squares, table = belief_table(view)
+    kinds = list(CLASSIC.piece_types)
+    code = {k.name: i + 1 for i, k in enumerate(kinds)}
+    i3, j3 = sq("I3"), sq("J3")
+    win = win_value(CLASSIC)
+    for miner in (1.0, 0.5):
+        row = [0.0] * len(kinds)
+        row[code["Miner"] - 1] = miner
+        row[code["Marshal"] - 1] = 1.0 - miner
+        beliefs = {s: (row if s == j3 else r) for s, r in zip(squares, table, strict=True)}
+        model = Model(view, squares, table, guard=80.0)
+        w = world(base_world(view), view, squares, [kinds.index(state.piece_at(s).type) for s in squares])
+        search = Search(model, w, beliefs)
+        board = list(search.board)
+        before = model.race(search.board, False, search.unknown)
+        assert before == pytest.approx(miner * win / 2 * Model.RACE_DECAY)  # the Captain a move late
+        # Without the Captain no piece of ours comes within the race's horizon: 1 + 7 moves late.
+        alone = miner * win / 2 * Model.RACE_DECAY * (1 + Model.BEHIND * (1 - 0.5 ** Model.RACE_HORIZON))
+        assert search.race_after_attack(i3, j3) == pytest.approx((1.0 - miner) * alone)
+        assert search.after_attack(0.0, i3, j3, []) == pytest.approx(-(1.0 - miner) * alone)
+        assert search.board == board  # the battle's outcomes were looked at and taken back
+
+
 # Session 33, ramen's round 89 (hard as Red) a ply before it was lost: the Flag on G1 behind Bombs on F1, H1 and
 # G2; the enemy piece on F3 (here a known Miner) is one step from F2, beside both F1 and G2.
 FORK = ("G1:rF F1:rB H1:rB G2:rB G3:rB D1:r4 H3:r6 E6:rX'! F3:b3'! A10:bF B10:bB C10:bB D9:b7 E9:b6 F9:b5 G9:b4 "
