@@ -405,7 +405,10 @@ class Search:
         gone, or only ours.  Read on the board before the battle, an intruder we attack still stood in its
         race: the last move of hard's second look, the Major taking the Miner beside it, was scored as losing
         the Flag to that Miner, and the Major stepped to and fro beside its Flag for 3,600 plies, 5 movable
-        pieces to the enemy's 1 (asmodeus, session 41)."""
+        pieces to the enemy's 1 (asmodeus, session 41).  Still rough (a review's reading, session 42): where ours
+        loses, the intruder counts by what we believed before the battle, not by the types that beat ours; the
+        shares take the beliefs' small dropped remainder as a loss and a Flag's as a battle won; and the caller
+        reads it only where a race is on before the battle."""
         board = self.board
         m = self.m
         unknown = self.unknown
