@@ -934,13 +934,13 @@ def test_our_attack_on_an_intruder_ends_its_race_in_the_search() -> None:
     code = {k.name: i + 1 for i, k in enumerate(kinds)}
     i3, j3 = sq("I3"), sq("J3")
     win = win_value(CLASSIC)
+    model = Model(view, squares, table, guard=80.0)
+    w = world(base_world(view), view, squares, [kinds.index(state.piece_at(s).type) for s in squares])
     for miner in (1.0, 0.5):
         row = [0.0] * len(kinds)
         row[code["Miner"] - 1] = miner
         row[code["Marshal"] - 1] = 1.0 - miner
         beliefs = {s: (row if s == j3 else r) for s, r in zip(squares, table, strict=True)}
-        model = Model(view, squares, table, guard=80.0)
-        w = world(base_world(view), view, squares, [kinds.index(state.piece_at(s).type) for s in squares])
         search = Search(model, w, beliefs)
         board = list(search.board)
         before = model.race(search.board, False, search.unknown)

@@ -390,14 +390,7 @@ class Search:
         the attacker, which has left ``f``), our Flag in its reach, and a race to it we cannot win, as
         :meth:`leaf` counts them; the race over what the battle may leave (:meth:`race_after_attack`)."""
         options = [(s, n) for _, s, n in threats if n != f]
-        value = self.best_capture(score, options, False)
-        m = self.m
-        if m.flag_exposed(self.board):
-            return min(value, score - m.win / 2)
-        race = m.race(self.board, False, self.unknown)
-        if race:
-            race = self.race_after_attack(f, t)
-        return min(value, score - race) if race else value
+        return self.exposed(self.best_capture(score, options, False), score, (f, t))
 
     def race_after_attack(self, f: Square, t: Square) -> float:
         """The race to our Flag (:meth:`Model.race`, the enemy to move) after our piece on ``f`` attacks the
@@ -465,14 +458,17 @@ class Search:
                 return True
         return False
 
-    def exposed(self, value: float, score: float) -> float:
+    def exposed(self, value: float, score: float, attack: Move | None = None) -> float:
         """With the enemy to move: our Flag within its reach counts as half lost (it may not know it is the
         Flag), unless what it can do otherwise is worse for us; a race to it we cannot win, in part
-        (:meth:`Model.race`)."""
+        (:meth:`Model.race`), after ``attack`` (ours on a piece we have not seen, scored but not played:
+        :meth:`race_after_attack`) if given."""
         m = self.m
         if m.flag_exposed(self.board):
             return min(value, score - m.win / 2)
         race = m.race(self.board, False, self.unknown)
+        if race and attack is not None:
+            race = self.race_after_attack(*attack)
         return min(value, score - race) if race else value
 
     def leaf_after_quiet(self, score: float, last_to: Square) -> float:
