@@ -920,36 +920,48 @@ def test_a_race_to_the_flag_counts_only_when_it_cannot_be_won() -> None:
 def test_our_attack_on_an_intruder_ends_its_race_in_the_search() -> None:
     """The last move of a three-ply search attacking an unseen piece on its way to our Flag: the race counts
     over what the battle may leave, not as if the piece still stood there.  Blue's piece on J3 (moved, unseen)
-    takes the Bomb on J2 next move if it is a Miner, and our Captain on I3 needs two moves to reach J2: a lost
-    race.  Taken by the Captain, it is over; if the piece may also be a Marshal (which the Captain cannot beat)
-    the race counts for that share, with the Captain gone.  Read on the board before the battle it counted in
-    full, and hard's Major stepped to and fro beside its Flag for 3,600 plies instead of taking the Miner
-    beside it (asmodeus, session 41)."""
+    takes the Bomb on J2 next move if it is a Miner, beside our Flag on J1; a Marshal cannot take the Bomb and
+    needs three moves to I1.  Our Captain on J4 attacks it.  Read on the board before the battle the race
+    counted in full, and hard's Major stepped to and fro beside its Flag for 3,600 plies instead of taking the
+    Miner beside it (asmodeus, session 41).  Where the Captain loses, the piece is one that beats it (the
+    Marshal), not the Miner we also believed it might be; where the two trade, another intruder's race runs on
+    without the Captain."""
     from strategolab.ai.search import Search, base_world, world
 
-    state = make("J1:rF I1:rB J2:rB A10:bF I3:r6 J3:b3'", turn=RED)
-    view = state.view(RED)
-    squares, table = belief_table(view)
     kinds = list(CLASSIC.piece_types)
     code = {k.name: i + 1 for i, k in enumerate(kinds)}
-    i3, j3 = sq("I3"), sq("J3")
     win = win_value(CLASSIC)
-    model = Model(view, squares, table, guard=80.0)
-    w = world(base_world(view), view, squares, [kinds.index(state.piece_at(s).type) for s in squares])
-    for miner in (1.0, 0.5):
+    j4, j3 = sq("J4"), sq("J3")
+
+    def search(spec: str, j3_is: dict[str, float]) -> Search:
+        state = make(spec, turn=RED)
+        view = state.view(RED)
+        squares, table = belief_table(view)
         row = [0.0] * len(kinds)
-        row[code["Miner"] - 1] = miner
-        row[code["Marshal"] - 1] = 1.0 - miner
+        for name, p in j3_is.items():
+            row[code[name] - 1] = p
         beliefs = {s: (row if s == j3 else r) for s, r in zip(squares, table, strict=True)}
-        search = Search(model, w, beliefs)
-        board = list(search.board)
-        before = model.race(search.board, False, search.unknown)
-        assert before == pytest.approx(miner * win / 2 * Model.RACE_DECAY)  # the Captain a move late
-        # Without the Captain no piece of ours comes within the race's horizon: 1 + 7 moves late.
-        alone = miner * win / 2 * Model.RACE_DECAY * (1 + Model.BEHIND * (1 - 0.5 ** Model.RACE_HORIZON))
-        assert search.race_after_attack(i3, j3) == pytest.approx((1.0 - miner) * alone)
-        assert search.after_attack(0.0, i3, j3, []) == pytest.approx(-(1.0 - miner) * alone)
-        assert search.board == board  # the battle's outcomes were looked at and taken back
+        w = world(base_world(view), view, squares, [kinds.index(state.piece_at(s).type) for s in squares])
+        return Search(Model(view, squares, table, guard=80.0), w, beliefs)
+
+    def lost(moves: int, behind: int) -> float:  # a race lost by an intruder ``moves`` from the Flag
+        return win / 2 * Model.RACE_DECAY ** moves * (1 + Model.BEHIND * (1 - 0.5 ** (behind - 1)))
+
+    flag = "J1:rF J2:rB A10:bF J4:r6 J3:b3'"
+    assert search(flag, {"Miner": 1.0}).race_after_attack(j4, j3) == 0.0  # taken: no race is left
+    half = search(flag, {"Miner": 0.5, "Marshal": 0.5})
+    board = list(half.board)
+    assert half.m.race(half.board, False, half.unknown) > 0.0
+    # The Captain lost: the Marshal's three moves to I1, nothing of ours left to stop it (1 + 7 moves late).
+    marshal = lost(3, 3 + Model.RACE_HORIZON)
+    assert half.race_after_attack(j4, j3) == pytest.approx(0.5 * marshal)
+    assert half.after_attack(0.0, j4, j3, []) == pytest.approx(-0.5 * marshal)
+    assert half.board == board  # the battle's outcomes were looked at and taken back
+    # A known Miner on G1 two moves from I1, the Captain four moves from it (two late); J3 a Captain: they trade,
+    # and the Miner's race goes on with nobody near.  Were the trade dropped, it would count nothing.
+    trade = search(flag + " G1:b3'!", {"Captain": 1.0})
+    assert trade.m.race(trade.board, False, trade.unknown) == pytest.approx(lost(2, 2))
+    assert trade.race_after_attack(j4, j3) == pytest.approx(lost(2, 2 + Model.RACE_HORIZON))
 
 
 # Session 33, ramen's round 89 (hard as Red) a ply before it was lost: the Flag on G1 behind Bombs on F1, H1 and
@@ -1083,7 +1095,7 @@ def test_the_race_caches_answer_as_a_fresh_model_does(side: int) -> None:
                 answers.append(fresh.race(board, ours, unknown))
                 assert shared.race(board, ours, unknown) == answers[-1], spec
                 assert shared.lost_races(board, ours, unknown) == fresh.lost_races(board, ours, unknown), spec
-                assert shared._intruders(board) == [x for x in shared.race_zone if board[x] and (
+                assert shared.intruders(board) == [x for x in shared.race_zone if board[x] and (
                     board[x] & OWNER) == enemy and kinds[(board[x] & KIND) - 1].movable], spec
     assert answers[0] != answers[4]  # the walls on E1 and F2 count
     assert answers[13] > answers[15] > answers[17] == 0.0  # ... and those on F5 and E5, far from the Flag

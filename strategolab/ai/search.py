@@ -394,33 +394,36 @@ class Search:
 
     def race_after_attack(self, f: Square, t: Square) -> float:
         """The race to our Flag (:meth:`Model.race`, the enemy to move) after our piece on ``f`` attacks the
-        piece we have not seen on ``t``, over the battle's outcomes as we believe them: our piece on ``t``, both
-        gone, or only ours.  Read on the board before the battle, an intruder we attack still stood in its
+        piece we have not seen on ``t``, over the battle's outcomes as we believe them: our piece on ``t`` (the
+        types ours beats), both gone (the types it trades with), or only ours, the intruder then one of the
+        types that beat ours.  Read on the board before the battle, an intruder we attack still stood in its
         race: the last move of hard's second look, the Major taking the Miner beside it, was scored as losing
         the Flag to that Miner, and the Major stepped to and fro beside its Flag for 3,600 plies, 5 movable
-        pieces to the enemy's 1 (asmodeus, session 41).  Still rough (a review's reading, session 42): where ours
-        loses, the intruder counts by what we believed before the battle, not by the types that beat ours; the
-        shares take the beliefs' small dropped remainder as a loss and a Flag's as a battle won; and the caller
-        reads it only where a race is on before the battle."""
+        pieces to the enemy's 1 (asmodeus, session 41).  A Flag taken ends the game, so its share counts no
+        race; our attacker leaving ``f`` may open one, so this is read wherever an enemy piece is near."""
         board = self.board
         m = self.m
-        unknown = self.unknown
+        if not m.intruders(board):
+            return 0.0
         mc, tc = board[f], board[t]
         row = m.battle[mc & KIND]
-        won = sum(p for k, p in unknown[t] if row[k] == _ATTACKER_WINS)
-        tied = sum(p for k, p in unknown[t] if row[k] == _BOTH_DIE)
-        rest = {s: pairs for s, pairs in unknown.items() if s != t}
+        flag, mobile = m.flag, m.mobile
+        pairs = self.unknown[t]
+        rest = {s: x for s, x in self.unknown.items() if s != t}
+        outcomes = (  # the types the piece may be, per outcome, and what stands on t after the battle
+            ([(k, p) for k, p in pairs if row[k] == _ATTACKER_WINS and not flag[k]], mc),
+            ([(k, p) for k, p in pairs if row[k] == _BOTH_DIE], 0),
+            ([(k, p) for k, p in pairs if row[k] == _DEFENDER_WINS and mobile[k]], tc),
+            ([(k, p) for k, p in pairs if row[k] == _DEFENDER_WINS and not mobile[k]], tc),  # a Bomb stays
+        )
         total = 0.0
         board[f] = 0
         try:
-            if won + tied < 1.0:
-                total += (1.0 - won - tied) * m.race(board, False, unknown)
-            if won:
-                board[t] = mc
-                total += won * m.race(board, False, rest)
-            if tied:
-                board[t] = 0
-                total += tied * m.race(board, False, rest)
+            for types, after in outcomes:
+                if types:
+                    board[t] = after
+                    unknown = {**rest, t: types} if after == tc else rest  # the intruder stays
+                    total += sum(p for _, p in types) * m.race(board, False, unknown)
         finally:
             board[f], board[t] = mc, tc
         return total
@@ -466,9 +469,7 @@ class Search:
         m = self.m
         if m.flag_exposed(self.board):
             return min(value, score - m.win / 2)
-        race = m.race(self.board, False, self.unknown)
-        if race and attack is not None:
-            race = self.race_after_attack(*attack)
+        race = m.race(self.board, False, self.unknown) if attack is None else self.race_after_attack(*attack)
         return min(value, score - race) if race else value
 
     def leaf_after_quiet(self, score: float, last_to: Square) -> float:
