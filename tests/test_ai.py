@@ -1095,7 +1095,7 @@ def test_the_race_caches_answer_as_a_fresh_model_does(side: int) -> None:
                 answers.append(fresh.race(board, ours, unknown))
                 assert shared.race(board, ours, unknown) == answers[-1], spec
                 assert shared.lost_races(board, ours, unknown) == fresh.lost_races(board, ours, unknown), spec
-                assert shared.intruders(board) == [x for x in shared.race_zone if board[x] and (
+                assert shared._intruders(board) == [x for x in shared.race_zone if board[x] and (
                     board[x] & OWNER) == enemy and kinds[(board[x] & KIND) - 1].movable], spec
     assert answers[0] != answers[4]  # the walls on E1 and F2 count
     assert answers[13] > answers[15] > answers[17] == 0.0  # ... and those on F5 and E5, far from the Flag

@@ -561,7 +561,7 @@ class Model:
         a way round we did not weigh, loses it, and a search two plies deep sees the loss only when it is too
         late; one lost by more moves counts more (:attr:`BEHIND`), so a defender still comes closer.  (The games
         showed it: defenders counted "in time" went hunting, or stood still once too late, and the Flag fell.)"""
-        intruders = self.intruders(board)
+        intruders = self._intruders(board)
         if not intruders:
             return 0.0
         # The answer depends only on the squares near our Flag (our pieces there, where enemy pieces stand, what
@@ -595,7 +595,7 @@ class Model:
             return self.TIGHT
         return 1.0 + self.BEHIND * (1.0 - 0.5 ** (behind - 1))
 
-    def intruders(self, board: list[int]) -> list[Square]:
+    def _intruders(self, board: list[int]) -> list[Square]:
         """The enemy's movable pieces in the race zone on ``board``."""
         intruder = self._intruder_code
         return [s for s in self.race_zone if intruder[board[s]]]
@@ -617,7 +617,7 @@ class Model:
         the way to our Flag that costs most (:meth:`race_cost`)."""
         mobile = self.mobile
         if intruders is None:
-            intruders = self.intruders(board)
+            intruders = self._intruders(board)
         if not intruders:
             return []
         approach = self._approach(board)
