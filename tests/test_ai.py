@@ -925,7 +925,7 @@ def test_our_attack_on_an_intruder_ends_its_race_in_the_search() -> None:
     counted in full, and hard's Major stepped to and fro beside its Flag for 3,600 plies instead of taking the
     Miner beside it (asmodeus, session 41).  Where the Captain loses, the piece is one that beats it (the
     Marshal), not the Miner we also believed it might be; where the two trade, another intruder's race runs on
-    without the Captain."""
+    without the Captain; a Flag taken counts no race."""
     from strategolab.ai.search import Search, base_world, world
 
     kinds = list(CLASSIC.piece_types)
@@ -962,6 +962,10 @@ def test_our_attack_on_an_intruder_ends_its_race_in_the_search() -> None:
     trade = search(flag + " G1:b3'!", {"Captain": 1.0})
     assert trade.m.race(trade.board, False, trade.unknown) == pytest.approx(lost(2, 2))
     assert trade.race_after_attack(j4, j3) == pytest.approx(lost(2, 2 + Model.RACE_HORIZON))
+    # Taking a Flag ends the game: that share counts no race.  The Miner's share leaves our Captain on J3, three
+    # moves from I1, a move late for the Miner on G1.
+    flag_or_miner = search(flag + " G1:b3'!", {"Miner": 0.5, "Flag": 0.5})
+    assert flag_or_miner.race_after_attack(j4, j3) == pytest.approx(0.5 * lost(2, 1))
 
 
 # Session 33, ramen's round 89 (hard as Red) a ply before it was lost: the Flag on G1 behind Bombs on F1, H1 and
