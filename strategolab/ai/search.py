@@ -413,7 +413,9 @@ class Search:
             ([(k, p) for k, p in pairs if row[k] == _ATTACKER_WINS and not flag[k]], mc),
             ([(k, p) for k, p in pairs if row[k] == _BOTH_DIE], 0),
             ([(k, p) for k, p in pairs if row[k] == _DEFENDER_WINS and mobile[k]], tc),
-            ([(k, p) for k, p in pairs if row[k] == _DEFENDER_WINS and not mobile[k]], tc),  # a Bomb stays
+            # A Bomb stays too, but races no one: its share apart, as Model.race counts an intruder's types given
+            # that it moves, and would give the Bomb's share the movers' race.
+            ([(k, p) for k, p in pairs if row[k] == _DEFENDER_WINS and not mobile[k]], tc),
         )
         total = 0.0
         board[f] = 0
